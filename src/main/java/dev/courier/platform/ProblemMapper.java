@@ -1,0 +1,81 @@
+package dev.courier.platform;
+
+import jakarta.ejb.EJBException;
+import jakarta.json.Json;
+import jakarta.json.JsonException;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.json.bind.JsonbException;
+import jakarta.ws.rs.ProcessingException;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.ext.ExceptionMapper;
+import jakarta.ws.rs.ext.Provider;
+import java.util.UUID;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Turns every exception that reaches the REST layer into an RFC 9457 {@code application/problem+json} body
+ * with {@code type}, {@code title}, {@code status} and {@code detail}. A caller never sees a stack trace:
+ * unexpected failures answer 500 with a reference that is also logged, with the stack trace, at SEVERE.
+ */
+@Provider
+public class ProblemMapper implements ExceptionMapper<Throwable> {
+
+    public static final String PROBLEM_JSON = "application/problem+json";
+    private static final Logger LOG = Logger.getLogger(ProblemMapper.class.getName());
+
+    @Override
+    public Response toResponse(Throwable thrown) {
+        ProblemException problem = find(thrown, ProblemException.class);
+        if (problem != null) {
+            return respond(problem.status(), problem.type(), problem.title(), problem.getMessage());
+        }
+        if (thrown instanceof WebApplicationException web) {
+            Response.StatusType status = web.getResponse().getStatusInfo();
+            if (status.getStatusCode() < 500) {
+                return respond(status.getStatusCode(), "about:blank", status.getReasonPhrase(), clientDetail(web, status));
+            }
+        }
+        if (find(thrown, JsonbException.class) != null || find(thrown, JsonException.class) != null
+                || thrown instanceof ProcessingException) {
+            return respond(400, "urn:courier:problem:malformed-body", "Malformed request body",
+                    "The request body is not valid JSON of the expected shape.");
+        }
+        String reference = UUID.randomUUID().toString();
+        LOG.log(Level.SEVERE, "Unexpected failure, reference " + reference, thrown);
+        return respond(500, "about:blank", "Internal Server Error",
+                "The request failed on the server; the server log has the details under reference " + reference + ".");
+    }
+
+    private static String clientDetail(WebApplicationException web, Response.StatusType status) {
+        // JAX-RS messages such as "HTTP 404 Not Found" say nothing; name the status in words instead.
+        String message = web.getMessage();
+        return message == null || message.startsWith("HTTP " + status.getStatusCode())
+                ? "The request was refused: " + status.getReasonPhrase() + "."
+                : message;
+    }
+
+    static Response respond(int status, String type, String title, String detail) {
+        JsonObjectBuilder body = Json.createObjectBuilder()
+                .add("type", type)
+                .add("title", title)
+                .add("status", status)
+                .add("detail", detail);
+        return Response.status(status).type(PROBLEM_JSON).entity(body.build().toString()).build();
+    }
+
+    /** The first throwable of {@code type} in the cause chain, looking through EJB wrappers. */
+    static <T extends Throwable> T find(Throwable thrown, Class<T> type) {
+        for (Throwable t = thrown; t != null; t = t instanceof EJBException ejb && ejb.getCausedByException() != null
+                ? ejb.getCausedByException() : t.getCause()) {
+            if (type.isInstance(t)) {
+                return type.cast(t);
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return null;
+    }
+}

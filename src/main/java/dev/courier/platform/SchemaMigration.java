@@ -1,0 +1,165 @@
+package dev.courier.platform;
+
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.Resource;
+import jakarta.ejb.Singleton;
+import jakarta.ejb.Startup;
+import jakarta.ejb.TransactionManagement;
+import jakarta.ejb.TransactionManagementType;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * Brings the database schema to the version this build expects, at start-up, before any request is served.
+ *
+ * <p>The DDL is explicit and versioned: {@code db/migration/<dialect>/index.txt} lists the scripts in order.
+ * All pending scripts run in one local transaction under an exclusive lock on {@code courier_schema_version},
+ * so two servers starting together apply each version once, and a failing script leaves the schema as it was
+ * (DDL is transactional on both Derby and PostgreSQL). A failure stops the application from starting.
+ */
+@Singleton
+@Startup
+@TransactionManagement(TransactionManagementType.BEAN)
+public class SchemaMigration {
+
+    private static final Logger LOG = Logger.getLogger(SchemaMigration.class.getName());
+    static final String VERSION_TABLE = "courier_schema_version";
+
+    @Resource(lookup = "jdbc/courier")
+    private DataSource dataSource;
+
+    @jakarta.inject.Inject
+    private Clock clock;
+
+    private volatile int version;
+    private volatile Dialect dialect;
+
+    @PostConstruct
+    void migrate() {
+        try (Connection connection = dataSource.getConnection()) {
+            dialect = Dialect.of(connection);
+            List<Migration> migrations = load(dialect);
+            createVersionTableIfMissing(connection);
+            connection.setAutoCommit(false);
+            try (Statement lock = connection.createStatement()) {
+                lock.execute("LOCK TABLE " + VERSION_TABLE + " IN EXCLUSIVE MODE");
+                int current = currentVersion(connection);
+                for (Migration migration : migrations) {
+                    if (migration.version() > current) {
+                        apply(connection, migration);
+                        current = migration.version();
+                    }
+                }
+                connection.commit();
+                version = current;
+            } catch (SQLException | RuntimeException e) {
+                connection.rollback();
+                throw e;
+            }
+            LOG.info(() -> "Schema of " + dialect + " database at version " + version);
+        } catch (SQLException e) {
+            throw new IllegalStateException("schema migration failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** The schema version in force; 0 until start-up migration has finished. */
+    public int version() {
+        return version;
+    }
+
+    /** The dialect of the application database. */
+    public Dialect dialect() {
+        return dialect;
+    }
+
+    private void apply(Connection connection, Migration migration) throws SQLException {
+        LOG.info(() -> "Applying schema version " + migration.version() + ": " + migration.description());
+        try (Statement ddl = connection.createStatement()) {
+            for (String sql : migration.statements()) {
+                ddl.execute(sql);
+            }
+        }
+        try (PreparedStatement insert = connection.prepareStatement(
+                "INSERT INTO " + VERSION_TABLE + " (version, description, applied_at) VALUES (?, ?, ?)")) {
+            insert.setInt(1, migration.version());
+            insert.setString(2, migration.description());
+            insert.setTimestamp(3, Timestamp.from(clock.instant()));
+            insert.executeUpdate();
+        }
+    }
+
+    private static int currentVersion(Connection connection) throws SQLException {
+        try (Statement query = connection.createStatement();
+                ResultSet rows = query.executeQuery("SELECT MAX(version) FROM " + VERSION_TABLE)) {
+            rows.next();
+            return rows.getInt(1);
+        }
+    }
+
+    private static void createVersionTableIfMissing(Connection connection) throws SQLException {
+        if (tableExists(connection)) {
+            return;
+        }
+        try (Statement ddl = connection.createStatement()) {
+            ddl.execute("CREATE TABLE " + VERSION_TABLE
+                    + " (version INT NOT NULL PRIMARY KEY, description VARCHAR(200) NOT NULL, applied_at TIMESTAMP NOT NULL)");
+        } catch (SQLException e) {
+            if (!tableExists(connection)) { // another server created it between our check and our CREATE
+                throw e;
+            }
+        }
+    }
+
+    private static boolean tableExists(Connection connection) throws SQLException {
+        // Derby stores unquoted names in upper case, PostgreSQL in lower case.
+        for (String name : new String[] {VERSION_TABLE, VERSION_TABLE.toUpperCase(java.util.Locale.ROOT)}) {
+            try (ResultSet tables = connection.getMetaData().getTables(null, null, name, new String[] {"TABLE"})) {
+                if (tables.next()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    static List<Migration> load(Dialect dialect) {
+        String folder = "db/migration/" + dialect.folder() + "/";
+        List<Migration> migrations = new ArrayList<>();
+        for (String line : read(folder + "index.txt").split("\\R")) {
+            String file = line.strip();
+            if (file.isEmpty() || file.startsWith("#")) {
+                continue;
+            }
+            Migration migration = Migration.parse(file, read(folder + file));
+            if (!migrations.isEmpty() && migration.version() != migrations.get(migrations.size() - 1).version() + 1) {
+                throw new IllegalStateException(folder + "index.txt: versions must be consecutive, found " + file);
+            }
+            migrations.add(migration);
+        }
+        return migrations;
+    }
+
+    private static String read(String resource) {
+        try (InputStream in = SchemaMigration.class.getClassLoader().getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("missing resource " + resource);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
