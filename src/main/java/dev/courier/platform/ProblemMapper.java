@@ -49,11 +49,14 @@ public class ProblemMapper implements ExceptionMapper<Throwable> {
     }
 
     private static String clientDetail(WebApplicationException web, Response.StatusType status) {
-        // JAX-RS messages such as "HTTP 404 Not Found" say nothing; name the status in words instead.
-        String message = web.getMessage();
-        return message == null || message.startsWith("HTTP " + status.getStatusCode())
-                ? "The request was refused: " + status.getReasonPhrase() + "."
-                : message;
+        // The framework's own messages name its internals; say what the caller can act on instead.
+        return switch (status.getStatusCode()) {
+            case 404 -> "There is no resource at this path.";
+            case 405 -> "This resource does not accept that HTTP method.";
+            case 406 -> "This resource answers with application/json only.";
+            case 415 -> "This resource accepts application/json only.";
+            default -> "The request was refused: " + status.getReasonPhrase() + ".";
+        };
     }
 
     static Response respond(int status, String type, String title, String detail) {

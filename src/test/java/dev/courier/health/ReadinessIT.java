@@ -1,0 +1,66 @@
+package dev.courier.health;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.courier.testing.Broker;
+import dev.courier.testing.CourierDeployment;
+import dev.courier.testing.Eventually;
+import dev.courier.testing.Http;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+import java.time.Duration;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Readiness follows the broker for real: DOWN while it is stopped, UP again once it is back. */
+@ExtendWith(ArquillianExtension.class)
+class ReadinessIT {
+
+    private final Http http = Http.server();
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return CourierDeployment.war();
+    }
+
+    @Test
+    void should_report_live_started_and_ready_with_database_and_broker_up() {
+        assertEquals(200, http.get("health/live").status());
+        Http.Response started = http.get("health/started");
+        assertEquals(200, started.status(), started::toString);
+        assertEquals("UP", check(started.json(), "schema"));
+        Http.Response ready = http.get("health/ready");
+        assertEquals(200, ready.status(), ready::toString);
+        assertEquals("UP", check(ready.json(), "database"));
+        assertEquals("UP", check(ready.json(), "broker"));
+    }
+
+    @Test
+    void should_turn_not_ready_while_the_broker_is_down_and_ready_when_it_returns() {
+        Broker.stop();
+        try {
+            JsonObject down = Eventually.await("readiness DOWN", Duration.ofSeconds(30), () -> {
+                Http.Response ready = http.get("health/ready");
+                return ready.status() == 503 ? java.util.Optional.of(ready.json()) : java.util.Optional.empty();
+            });
+            assertEquals("DOWN", check(down, "broker"));
+            assertEquals("UP", check(down, "database"), "only the broker is down");
+        } finally {
+            Broker.start();
+        }
+        Eventually.until("readiness UP", Duration.ofSeconds(60), () -> http.get("health/ready").status() == 200);
+    }
+
+    private static String check(JsonObject health, String name) {
+        for (JsonValue value : health.getJsonArray("checks")) {
+            JsonObject check = value.asJsonObject();
+            if (check.getString("name").equals(name)) {
+                return check.getString("status");
+            }
+        }
+        throw new AssertionError("no check " + name + " in " + health);
+    }
+}

@@ -1,0 +1,22 @@
+package dev.courier.testing;
+
+import java.io.File;
+import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+
+/**
+ * The archive every integration test deploys: the WAR the build produced, exactly as shipped, plus the
+ * test-side beans (armed faults, test control endpoints). Named {@code courier.war} so the application is
+ * {@code courier} and server.xml's activation specs ({@code courier/<Bean>}) apply.
+ */
+public final class CourierDeployment {
+
+    private CourierDeployment() {
+    }
+
+    public static WebArchive war() {
+        File built = new File(System.getProperty("it.war", "target/courier.war"));
+        return ShrinkWrap.createFromZipFile(WebArchive.class, built)
+                .addClasses(ArmedFaults.class, ProbeDriver.class, TestControlResource.class);
+    }
+}

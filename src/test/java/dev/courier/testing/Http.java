@@ -1,0 +1,76 @@
+package dev.courier.testing;
+
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonReader;
+import java.io.IOException;
+import java.io.StringReader;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/** A small HTTP client for client-side tests: requests against the test server, JSON bodies parsed. */
+public final class Http {
+
+    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private final URI base;
+
+    public Http(String base) {
+        this.base = URI.create(base.endsWith("/") ? base : base + "/");
+    }
+
+    /** The test server at {@code http://localhost:<it.http.port>/}. */
+    public static Http server() {
+        return new Http("http://localhost:" + System.getProperty("it.http.port", "19080") + "/");
+    }
+
+    public Response get(String path) {
+        return send(HttpRequest.newBuilder(base.resolve(path)).GET());
+    }
+
+    public Response delete(String path) {
+        return send(HttpRequest.newBuilder(base.resolve(path)).DELETE());
+    }
+
+    public Response post(String path, String json) {
+        return post(path, "application/json", json);
+    }
+
+    public Response post(String path, String contentType, String body) {
+        return send(HttpRequest.newBuilder(base.resolve(path)).header("Content-Type", contentType)
+                .POST(HttpRequest.BodyPublishers.ofString(body)));
+    }
+
+    public Response send(HttpRequest.Builder request) {
+        try {
+            HttpResponse<String> response = CLIENT.send(request.timeout(Duration.ofSeconds(30)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return new Response(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""),
+                    response.body());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Status, content type and body of one response. */
+    public record Response(int status, String contentType, String body) {
+
+        public JsonObject json() {
+            try (JsonReader reader = Json.createReader(new StringReader(body))) {
+                return reader.readObject();
+            }
+        }
+
+        @Override
+        public String toString() {
+            return status + " " + contentType + " " + body;
+        }
+    }
+}

@@ -1,0 +1,49 @@
+package dev.courier.testing;
+
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+
+/** Deployed only by the tests: lets client-side tests arm faults and drive rollback-only transactions. */
+@Path("test")
+@Produces(MediaType.APPLICATION_JSON)
+public class TestControlResource {
+
+    @Inject
+    private ArmedFaults faults;
+
+    @Inject
+    private ProbeDriver driver;
+
+    @POST
+    @Path("faults/{point}")
+    public void arm(@PathParam("point") String point, @QueryParam("times") @DefaultValue("1") int times) {
+        faults.arm(point, times);
+    }
+
+    @DELETE
+    @Path("faults")
+    public void disarm() {
+        faults.disarmAll();
+    }
+
+    @GET
+    @Path("probes/count")
+    public String count(@QueryParam("body") String body) {
+        return Json.createObjectBuilder().add("count", driver.countRecords(body)).build().toString();
+    }
+
+    @POST
+    @Path("probes/rollback-only")
+    public String rollbackOnly(@QueryParam("body") String body) {
+        return Json.createObjectBuilder().add("id", driver.recordThenSetRollbackOnly(body)).build().toString();
+    }
+}

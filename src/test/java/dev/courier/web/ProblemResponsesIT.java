@@ -1,0 +1,91 @@
+package dev.courier.web;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import dev.courier.testing.CourierDeployment;
+import dev.courier.testing.Http;
+import jakarta.json.JsonObject;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Every bad request to {@code /api} answers 4xx with an RFC 9457 problem body and no stack trace. */
+@ExtendWith(ArquillianExtension.class)
+class ProblemResponsesIT {
+
+    private final Http http = Http.server();
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return CourierDeployment.war();
+    }
+
+    @Test
+    void should_answer_400_for_malformed_json() {
+        assertProblem(400, http.post("api/twophase/probes", "{\"body\": "));
+    }
+
+    @Test
+    void should_answer_400_for_json_of_the_wrong_shape() {
+        assertProblem(400, http.post("api/twophase/probes", "[1, 2]"));
+    }
+
+    @Test
+    void should_answer_400_for_a_missing_body() {
+        assertProblem(400, http.post("api/twophase/probes", ""));
+    }
+
+    @Test
+    void should_answer_400_for_a_blank_or_missing_field() {
+        assertProblem(400, http.post("api/twophase/probes", "{\"body\": \"   \"}"));
+        assertProblem(400, http.post("api/twophase/probes", "{}"));
+    }
+
+    @Test
+    void should_answer_400_for_a_body_over_the_limit() {
+        assertProblem(400, http.post("api/twophase/probes", "{\"body\": \"" + "x".repeat(1001) + "\"}"));
+    }
+
+    @Test
+    void should_answer_415_for_a_non_json_content_type() {
+        assertProblem(415, http.post("api/twophase/probes", "text/plain", "hello"));
+    }
+
+    @Test
+    void should_answer_404_for_an_unknown_record_and_an_unknown_path() {
+        assertProblem(404, http.get("api/twophase/probes/no-such-id"));
+        assertProblem(404, http.get("api/no-such-resource"));
+    }
+
+    @Test
+    void should_answer_405_for_a_method_the_resource_does_not_have() {
+        assertProblem(405, http.send(HttpRequest.newBuilder(URI.create("http://localhost:"
+                + System.getProperty("it.http.port", "19080") + "/api/twophase/probes")).PUT(HttpRequest.BodyPublishers.noBody())));
+    }
+
+    @Test
+    void should_serve_the_openapi_document() {
+        Http.Response openapi = http.get("openapi");
+        assertEquals(200, openapi.status());
+        assertAll(() -> assertEquals(true, openapi.body().contains("/api/twophase/probes"), openapi::body));
+    }
+
+    private static void assertProblem(int status, Http.Response response) {
+        assertEquals(status, response.status(), response::toString);
+        assertEquals("application/problem+json", response.contentType(), response::toString);
+        JsonObject problem = response.json();
+        assertAll(
+                () -> assertEquals(status, problem.getInt("status")),
+                () -> assertFalse(problem.getString("type").isBlank()),
+                () -> assertFalse(problem.getString("title").isBlank()),
+                () -> assertFalse(problem.getString("detail").isBlank()),
+                () -> assertFalse(response.body().contains("Exception"), "no exception names leak"),
+                () -> assertFalse(response.body().contains("\tat "), "no stack trace"));
+    }
+}
