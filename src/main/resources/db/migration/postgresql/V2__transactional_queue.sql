@@ -1,0 +1,54 @@
+-- queue: the transactional queue. A queue is a row of courier_queue; its messages are rows of courier_message.
+CREATE TABLE courier_queue (
+    name               VARCHAR(63) NOT NULL PRIMARY KEY,
+    lease_ms           BIGINT      NOT NULL,
+    max_attempts       INT         NOT NULL,
+    backoff_initial_ms BIGINT      NOT NULL,
+    backoff_multiplier DOUBLE PRECISION NOT NULL,
+    backoff_max_ms     BIGINT      NOT NULL,
+    created_at         TIMESTAMPTZ NOT NULL,
+    updated_at         TIMESTAMPTZ NOT NULL
+);
+-- state is READY or DEAD. A READY row is SCHEDULED, deliverable or LEASED depending on deliver_at and the lease:
+-- a lease moves deliver_at to the lease expiry plus the queue's backoff, so the claim query only compares deliver_at.
+CREATE TABLE courier_message (
+    id               VARCHAR(36)   NOT NULL PRIMARY KEY,
+    queue            VARCHAR(63)   NOT NULL REFERENCES courier_queue (name) ON DELETE CASCADE,
+    state            VARCHAR(8)    NOT NULL,
+    deliver_at       TIMESTAMPTZ   NOT NULL,
+    attempt          INT           NOT NULL,
+    lease_token      VARCHAR(80),
+    lease_expires_at TIMESTAMPTZ,
+    version          BIGINT        NOT NULL,
+    idempotency_key  VARCHAR(200),
+    payload_type     VARCHAR(5)    NOT NULL,
+    payload          BYTEA         NOT NULL,
+    headers          TEXT,
+    created_at       TIMESTAMPTZ   NOT NULL,
+    last_error       VARCHAR(1000),
+    dead_at          TIMESTAMPTZ
+);
+-- The claim index covers only live rows; dead rows do not slow the claim.
+CREATE INDEX courier_message_claim ON courier_message (queue, deliver_at) WHERE state = 'READY';
+CREATE INDEX courier_message_dead ON courier_message (queue, dead_at) WHERE state = 'DEAD';
+CREATE INDEX courier_idempotency_key_expiry ON courier_idempotency_key (expires_at);
+-- Frequently updated rows: leave room on each page for HOT updates, vacuum the table early.
+ALTER TABLE courier_message SET (fillfactor = 80, autovacuum_vacuum_scale_factor = 0.02);
+-- One row per failed attempt (lease expired or released), kept while the message lives: the attempt history.
+CREATE TABLE courier_message_failure (
+    message_id VARCHAR(36)   NOT NULL REFERENCES courier_message (id) ON DELETE CASCADE,
+    attempt    INT           NOT NULL,
+    failed_at  TIMESTAMPTZ   NOT NULL,
+    kind       VARCHAR(8)    NOT NULL,
+    reason     VARCHAR(1000),
+    PRIMARY KEY (message_id, attempt)
+);
+-- Idempotency keys outlive their messages (an acked message is deleted) for the configured window.
+CREATE TABLE courier_idempotency_key (
+    queue      VARCHAR(63)  NOT NULL,
+    idem_key   VARCHAR(200) NOT NULL,
+    message_id VARCHAR(36)  NOT NULL,
+    deliver_at TIMESTAMPTZ  NOT NULL,
+    expires_at TIMESTAMPTZ  NOT NULL,
+    PRIMARY KEY (queue, idem_key)
+);
