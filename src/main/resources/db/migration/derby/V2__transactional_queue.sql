@@ -31,13 +31,14 @@ CREATE TABLE courier_message (
 CREATE INDEX courier_message_claim ON courier_message (queue, state, deliver_at);
 -- One row per failed attempt (lease expired or released), kept while the message lives: the attempt history.
 CREATE TABLE courier_message_failure (
+    id         BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     message_id VARCHAR(36)   NOT NULL REFERENCES courier_message (id) ON DELETE CASCADE,
     attempt    INT           NOT NULL,
     failed_at  TIMESTAMP     NOT NULL,
     kind       VARCHAR(8)    NOT NULL,
-    reason     VARCHAR(1000),
-    PRIMARY KEY (message_id, attempt)
+    reason     VARCHAR(1000)
 );
+CREATE INDEX courier_message_failure_message ON courier_message_failure (message_id);
 -- Idempotency keys outlive their messages (an acked message is deleted) for the configured window.
 CREATE TABLE courier_idempotency_key (
     queue      VARCHAR(63)  NOT NULL,

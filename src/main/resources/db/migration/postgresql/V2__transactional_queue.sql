@@ -36,13 +36,14 @@ CREATE INDEX courier_idempotency_key_expiry ON courier_idempotency_key (expires_
 ALTER TABLE courier_message SET (fillfactor = 80, autovacuum_vacuum_scale_factor = 0.02);
 -- One row per failed attempt (lease expired or released), kept while the message lives: the attempt history.
 CREATE TABLE courier_message_failure (
+    id         BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     message_id VARCHAR(36)   NOT NULL REFERENCES courier_message (id) ON DELETE CASCADE,
     attempt    INT           NOT NULL,
     failed_at  TIMESTAMPTZ   NOT NULL,
     kind       VARCHAR(8)    NOT NULL,
-    reason     VARCHAR(1000),
-    PRIMARY KEY (message_id, attempt)
+    reason     VARCHAR(1000)
 );
+CREATE INDEX courier_message_failure_message ON courier_message_failure (message_id);
 -- Idempotency keys outlive their messages (an acked message is deleted) for the configured window.
 CREATE TABLE courier_idempotency_key (
     queue      VARCHAR(63)  NOT NULL,

@@ -1,0 +1,138 @@
+package dev.courier.queue;
+
+import static dev.courier.queue.MessageStore.timestamp;
+
+import dev.courier.platform.ProblemException;
+import jakarta.ejb.Stateless;
+import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Dead messages: those out of attempts. They keep their payload, last error and the history of their failed
+ * attempts until replayed (back to live, attempts counted afresh) or purged, or until they are older than
+ * {@code courier.queue.dead-retention}. Each call joins the caller's transaction ({@code REQUIRED}).
+ */
+@Stateless
+public class DeadLetters {
+
+    @Inject
+    private MessageStore store;
+
+    @Inject
+    private QueueMessages messages;
+
+    @Inject
+    private Clock clock;
+
+    /** A page of the queue's dead messages, each with its history. @throws QueueNotFoundException 404 */
+    public MessagePage list(QueueName queue, String after, int limit) {
+        return messages.page(queue, MessageFilter.in(MessageState.DEAD), after, limit, true);
+    }
+
+    /** One dead message with its history, if it is dead. */
+    public Optional<MessageView> get(QueueName queue, String id) {
+        return messages.get(queue, id).filter(m -> m.state() == MessageState.DEAD);
+    }
+
+    /**
+     * Makes dead messages live again: deliverable from now, attempts counted afresh, history kept. With a rate,
+     * the i-th message becomes deliverable i / rate seconds from now, so replaying many does not flood receivers.
+     *
+     * @param ids the messages to replay; empty for every dead message of the queue
+     * @param ratePerSecond at most this many per second become deliverable; {@code null} for all at once
+     * @param editedPayload a replacement payload, only when replaying exactly one message; else {@code null}
+     * @return how many messages were replayed (ids that are not dead messages of the queue are skipped)
+     */
+    public int replay(QueueName queue, List<String> ids, Double ratePerSecond, Payload editedPayload) {
+        if (ratePerSecond != null && !(ratePerSecond > 0)) {
+            throw ProblemException.invalid("ratePerSecond must be greater than 0");
+        }
+        if (editedPayload != null && ids.size() != 1) {
+            throw ProblemException.invalid("an edited payload replays exactly one message: give one id");
+        }
+        Instant now = clock.instant();
+        try (Connection connection = store.connection()) {
+            store.requireQueue(connection, queue);
+            List<String> targets = ids.isEmpty() ? deadIds(connection, queue) : ids;
+            int replayed = 0;
+            try (PreparedStatement update = connection.prepareStatement("UPDATE courier_message SET state = 'READY', "
+                    + "deliver_at = ?, attempt = 0, dead_at = NULL, version = version + 1 "
+                    + "WHERE id = ? AND queue = ? AND state = 'DEAD'")) {
+                for (String id : targets) {
+                    MessageState.DEAD.requireMoveTo(MessageState.READY);
+                    Duration offset = ratePerSecond == null ? Duration.ZERO
+                            : Duration.ofNanos((long) (replayed * 1_000_000_000L / ratePerSecond));
+                    update.setTimestamp(1, timestamp(now.plus(offset)));
+                    update.setString(2, id);
+                    update.setString(3, queue.value());
+                    replayed += update.executeUpdate();
+                }
+            }
+            if (editedPayload != null && replayed == 1) {
+                try (PreparedStatement edit = connection.prepareStatement(
+                        "UPDATE courier_message SET payload_type = ?, payload = ? WHERE id = ?")) {
+                    edit.setString(1, editedPayload.type().name());
+                    edit.setBytes(2, editedPayload.bytes());
+                    edit.setString(3, ids.get(0));
+                    edit.executeUpdate();
+                }
+            }
+            return replayed;
+        } catch (SQLException e) {
+            throw new IllegalStateException("replay on " + queue + " failed", e);
+        }
+    }
+
+    /**
+     * Deletes dead messages for good.
+     *
+     * @param ids the messages to purge; empty for every dead message of the queue
+     * @return how many were purged
+     */
+    public int purge(QueueName queue, List<String> ids) {
+        try (Connection connection = store.connection()) {
+            store.requireQueue(connection, queue);
+            if (ids.isEmpty()) {
+                try (PreparedStatement delete = connection.prepareStatement(
+                        "DELETE FROM courier_message WHERE queue = ? AND state = 'DEAD'")) {
+                    delete.setString(1, queue.value());
+                    return delete.executeUpdate();
+                }
+            }
+            int purged = 0;
+            try (PreparedStatement delete = connection.prepareStatement(
+                    "DELETE FROM courier_message WHERE id = ? AND queue = ? AND state = 'DEAD'")) {
+                for (String id : ids) {
+                    delete.setString(1, id);
+                    delete.setString(2, queue.value());
+                    purged += delete.executeUpdate();
+                }
+            }
+            return purged;
+        } catch (SQLException e) {
+            throw new IllegalStateException("purge on " + queue + " failed", e);
+        }
+    }
+
+    private static List<String> deadIds(Connection connection, QueueName queue) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(
+                "SELECT id FROM courier_message WHERE queue = ? AND state = 'DEAD' ORDER BY dead_at")) {
+            select.setString(1, queue.value());
+            List<String> ids = new ArrayList<>();
+            try (var rows = select.executeQuery()) {
+                while (rows.next()) {
+                    ids.add(rows.getString(1));
+                }
+            }
+            return ids;
+        }
+    }
+}

@@ -1,0 +1,140 @@
+package dev.courier.queue;
+
+import static dev.courier.queue.MessageStore.instant;
+import static dev.courier.queue.MessageStore.timestamp;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Derby has no {@code SKIP LOCKED}: candidates are read, then each is claimed with a compare-and-swap
+ * {@code UPDATE … WHERE id = ? AND version = ?} whose row count says who won (0: another receiver, 1: us).
+ * Candidates are taken from a window larger than asked and shuffled, so concurrent receivers mostly try
+ * different rows; a receiver that lost every race tries again with a fresh read.
+ */
+final class DerbyQueueDialect implements QueueDialect {
+
+    private static final int ROUNDS = 3;
+    private static final String CANDIDATES = """
+            SELECT id, version, attempt, lease_expires_at, payload_type, payload, headers
+            FROM courier_message
+            WHERE queue = ? AND state = 'READY' AND deliver_at <= ? AND attempt < ?
+            ORDER BY deliver_at
+            FETCH FIRST ? ROWS ONLY""";
+    private static final String TAKE = """
+            UPDATE courier_message
+            SET attempt = ?, lease_token = ?, lease_expires_at = ?, deliver_at = ?, version = version + 1
+            WHERE id = ? AND version = ?""";
+
+    @Override
+    public List<Claimed> claim(Connection connection, QueueSpec queue, int max, Duration lease, Instant now,
+            Duration[] redeliveryDelays) throws SQLException {
+        Instant expiry = now.plus(lease);
+        String nonce = LeaseToken.nonce();
+        List<Claimed> claimed = new ArrayList<>();
+        for (int round = 0; round < ROUNDS && claimed.size() < max; round++) {
+            List<Candidate> candidates = candidates(connection, queue, now, Math.min(4 * max, max + 64));
+            if (candidates.isEmpty()) {
+                break;
+            }
+            Collections.shuffle(candidates);
+            boolean lostAny = false;
+            try (PreparedStatement take = connection.prepareStatement(TAKE)) {
+                for (Candidate candidate : candidates) {
+                    if (claimed.size() == max) {
+                        break;
+                    }
+                    if (claimed.stream().anyMatch(c -> c.delivery().id().equals(candidate.id))) {
+                        continue;
+                    }
+                    int attempt = candidate.attempt + 1;
+                    String token = LeaseToken.of(candidate.id, nonce);
+                    take.setInt(1, attempt);
+                    take.setString(2, token);
+                    take.setTimestamp(3, timestamp(expiry));
+                    take.setTimestamp(4, timestamp(expiry.plus(redeliveryDelays[attempt])));
+                    take.setString(5, candidate.id);
+                    take.setLong(6, candidate.version);
+                    int updated = take.executeUpdate();
+                    if (updated == 1) {
+                        claimed.add(new Claimed(new Delivery(candidate.id, queue.name(), candidate.payload, attempt,
+                                token, expiry, candidate.headers), candidate.leaseExpiresAt));
+                    } else if (updated == 0) {
+                        lostAny = true;
+                    } else {
+                        throw new IllegalStateException("claim updated " + updated + " rows for message " + candidate.id);
+                    }
+                }
+            }
+            if (!lostAny) {
+                break;
+            }
+        }
+        return claimed;
+    }
+
+    private static List<Candidate> candidates(Connection connection, QueueSpec queue, Instant now, int window)
+            throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(CANDIDATES)) {
+            select.setString(1, queue.name().value());
+            select.setTimestamp(2, timestamp(now));
+            select.setInt(3, queue.maxAttempts());
+            select.setInt(4, window);
+            List<Candidate> candidates = new ArrayList<>();
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    candidates.add(new Candidate(rows.getString(1), rows.getLong(2), rows.getInt(3), instant(rows, 4),
+                            MessageStore.payload(rows, 5, 6), Headers.decode(rows.getString(7))));
+                }
+            }
+            return candidates;
+        }
+    }
+
+    @Override
+    public Optional<Sent> registerKey(Connection connection, QueueName queue, String key, String messageId,
+            Instant deliverAt, Instant now, Instant expiresAt) throws SQLException {
+        try (PreparedStatement renew = connection.prepareStatement("""
+                UPDATE courier_idempotency_key SET message_id = ?, deliver_at = ?, expires_at = ?
+                WHERE queue = ? AND idem_key = ? AND expires_at <= ?""")) {
+            renew.setString(1, messageId);
+            renew.setTimestamp(2, timestamp(deliverAt));
+            renew.setTimestamp(3, timestamp(expiresAt));
+            renew.setString(4, queue.value());
+            renew.setString(5, key);
+            renew.setTimestamp(6, timestamp(now));
+            if (renew.executeUpdate() == 1) {
+                return Optional.empty(); // the old binding had expired: the key is ours now
+            }
+        }
+        try (PreparedStatement insert = connection.prepareStatement("""
+                INSERT INTO courier_idempotency_key (queue, idem_key, message_id, deliver_at, expires_at)
+                VALUES (?, ?, ?, ?, ?)""")) {
+            insert.setString(1, queue.value());
+            insert.setString(2, key);
+            insert.setString(3, messageId);
+            insert.setTimestamp(4, timestamp(deliverAt));
+            insert.setTimestamp(5, timestamp(expiresAt));
+            insert.executeUpdate();
+            return Optional.empty();
+        } catch (SQLException e) {
+            if (!"23505".equals(e.getSQLState())) {
+                throw e;
+            }
+            // Taken by a concurrent send. Derby fails only the statement, not the transaction: ours goes on.
+            return MessageStore.boundKey(connection, queue, key);
+        }
+    }
+
+    private record Candidate(String id, long version, int attempt, Instant leaseExpiresAt, Payload payload,
+            java.util.Map<String, String> headers) {
+    }
+}

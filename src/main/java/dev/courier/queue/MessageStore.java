@@ -1,0 +1,287 @@
+package dev.courier.queue;
+
+import dev.courier.platform.Dialect;
+import dev.courier.platform.SchemaMigration;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import javax.sql.DataSource;
+
+/**
+ * The SQL of the transactional queue, over {@code jdbc/courier}. Every method runs in the caller's JTA
+ * transaction (the container enlists the connection); times come from the caller (the injected clock), never
+ * from the database, so that all servers and the tests agree on what "now" is.
+ */
+@ApplicationScoped
+class MessageStore {
+
+    static final String COLUMNS = "id, queue, state, deliver_at, attempt, lease_token, lease_expires_at, version, "
+            + "idempotency_key, payload_type, payload, headers, created_at, last_error, dead_at";
+
+    @Resource(lookup = "jdbc/courier")
+    private DataSource dataSource;
+
+    @Inject
+    private SchemaMigration schema;
+
+    private volatile QueueDialect dialect;
+
+    Connection connection() throws SQLException {
+        return dataSource.getConnection();
+    }
+
+    QueueDialect dialect() {
+        QueueDialect current = dialect;
+        if (current == null) {
+            current = schema.dialect() == Dialect.POSTGRESQL ? new PostgresQueueDialect() : new DerbyQueueDialect();
+            dialect = current;
+        }
+        return current;
+    }
+
+    // --- queues
+
+    private static final String QUEUE_COLUMNS =
+            "SELECT name, lease_ms, max_attempts, backoff_initial_ms, backoff_multiplier, backoff_max_ms FROM courier_queue";
+
+    List<QueueSpec> queues(Connection connection) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(QUEUE_COLUMNS + " ORDER BY name");
+                ResultSet rows = select.executeQuery()) {
+            List<QueueSpec> queues = new ArrayList<>();
+            while (rows.next()) {
+                queues.add(spec(rows));
+            }
+            return queues;
+        }
+    }
+
+    Optional<QueueSpec> queue(Connection connection, QueueName name) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(QUEUE_COLUMNS + " WHERE name = ?")) {
+            select.setString(1, name.value());
+            try (ResultSet rows = select.executeQuery()) {
+                return rows.next() ? Optional.of(spec(rows)) : Optional.empty();
+            }
+        }
+    }
+
+    static QueueSpec spec(ResultSet rows) throws SQLException {
+        return new QueueSpec(QueueName.of(rows.getString(1)), Duration.ofMillis(rows.getLong(2)), rows.getInt(3),
+                new Backoff(Duration.ofMillis(rows.getLong(4)), rows.getDouble(5), Duration.ofMillis(rows.getLong(6))));
+    }
+
+    QueueSpec requireQueue(Connection connection, QueueName name) throws SQLException {
+        return queue(connection, name).orElseThrow(() -> new QueueNotFoundException(name));
+    }
+
+    // --- messages
+
+    /** A row to insert. */
+    record NewMessage(String id, QueueName queue, Instant deliverAt, String key, Payload payload,
+            java.util.Map<String, String> headers, Instant createdAt) {
+    }
+
+    void insert(Connection connection, List<NewMessage> messages) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO courier_message (id, queue, state, "
+                + "deliver_at, attempt, version, idempotency_key, payload_type, payload, headers, created_at) "
+                + "VALUES (?, ?, 'READY', ?, 0, 0, ?, ?, ?, ?, ?)")) {
+            for (NewMessage message : messages) {
+                insert.setString(1, message.id());
+                insert.setString(2, message.queue().value());
+                insert.setTimestamp(3, timestamp(message.deliverAt()));
+                insert.setString(4, message.key());
+                insert.setString(5, message.payload().type().name());
+                insert.setBytes(6, message.payload().bytes());
+                insert.setString(7, Headers.encode(message.headers()));
+                insert.setTimestamp(8, timestamp(message.createdAt()));
+                insert.addBatch();
+            }
+            insert.executeBatch();
+        }
+    }
+
+    Optional<StoredMessage> find(Connection connection, String id) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(
+                "SELECT " + COLUMNS + " FROM courier_message WHERE id = ?")) {
+            select.setString(1, id);
+            try (ResultSet rows = select.executeQuery()) {
+                return rows.next() ? Optional.of(stored(rows)) : Optional.empty();
+            }
+        }
+    }
+
+    static StoredMessage stored(ResultSet rows) throws SQLException {
+        return new StoredMessage(rows.getString(1), QueueName.of(rows.getString(2)), rows.getString(3),
+                instant(rows, 4), rows.getInt(5), rows.getString(6), instant(rows, 7), rows.getLong(8),
+                rows.getString(9), payload(rows, 10, 11), Headers.decode(rows.getString(12)), instant(rows, 13),
+                rows.getString(14), instant(rows, 15));
+    }
+
+    /** Deletes the message if {@code token} is its current lease. @return rows deleted */
+    int deleteLeased(Connection connection, String id, String token) throws SQLException {
+        try (PreparedStatement delete = connection.prepareStatement(
+                "DELETE FROM courier_message WHERE id = ? AND lease_token = ?")) {
+            delete.setString(1, id);
+            delete.setString(2, token);
+            return delete.executeUpdate();
+        }
+    }
+
+    /** Moves a leased message's lease expiry and redelivery time, if {@code token} is still its lease. */
+    int renew(Connection connection, String id, String token, Instant expiry, Instant deliverAt) throws SQLException {
+        try (PreparedStatement update = connection.prepareStatement("UPDATE courier_message SET lease_expires_at = ?, "
+                + "deliver_at = ?, version = version + 1 WHERE id = ? AND lease_token = ? AND state = 'READY'")) {
+            update.setTimestamp(1, timestamp(expiry));
+            update.setTimestamp(2, timestamp(deliverAt));
+            update.setString(3, id);
+            update.setString(4, token);
+            return update.executeUpdate();
+        }
+    }
+
+    /**
+     * Ends a lease without ack: the message returns at {@code deliverAt}, or goes to dead when {@code dead}.
+     * Fenced by the token. @return rows updated
+     */
+    int endLease(Connection connection, String id, String token, Instant deliverAt, String reason, Instant deadAt)
+            throws SQLException {
+        try (PreparedStatement update = connection.prepareStatement("UPDATE courier_message SET state = ?, "
+                + "deliver_at = ?, lease_token = NULL, lease_expires_at = NULL, last_error = ?, dead_at = ?, "
+                + "version = version + 1 WHERE id = ? AND lease_token = ? AND state = 'READY'")) {
+            update.setString(1, deadAt == null ? "READY" : "DEAD");
+            update.setTimestamp(2, timestamp(deliverAt));
+            update.setString(3, reason);
+            update.setTimestamp(4, timestamp(deadAt));
+            update.setString(5, id);
+            update.setString(6, token);
+            return update.executeUpdate();
+        }
+    }
+
+    /** Kinds of failed attempt kept in the history. */
+    enum FailureKind {
+        EXPIRED, RELEASED
+    }
+
+    /** A failed attempt to append to a message's history. */
+    record Failure(String messageId, int attempt, Instant at, FailureKind kind, String reason) {
+    }
+
+    void recordFailures(Connection connection, List<Failure> failures) throws SQLException {
+        if (failures.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO courier_message_failure "
+                + "(message_id, attempt, failed_at, kind, reason) VALUES (?, ?, ?, ?, ?)")) {
+            for (Failure failure : failures) {
+                insert.setString(1, failure.messageId());
+                insert.setInt(2, failure.attempt());
+                insert.setTimestamp(3, timestamp(failure.at()));
+                insert.setString(4, failure.kind().name());
+                insert.setString(5, failure.reason());
+                insert.addBatch();
+            }
+            insert.executeBatch();
+        }
+    }
+
+    List<FailedAttempt> history(Connection connection, String id) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT attempt, failed_at, kind, reason "
+                + "FROM courier_message_failure WHERE message_id = ? ORDER BY id")) {
+            select.setString(1, id);
+            List<FailedAttempt> attempts = new ArrayList<>();
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    attempts.add(new FailedAttempt(rows.getInt(1), instant(rows, 2), rows.getString(3),
+                            rows.getString(4)));
+                }
+            }
+            return attempts;
+        }
+    }
+
+    /**
+     * Moves the queue's live messages that are out of attempts and no longer leased to dead, recording the
+     * expiry of their last lease. @return how many moved
+     */
+    int exhaust(Connection connection, QueueSpec queue, Instant now) throws SQLException {
+        List<StoredMessage> exhausted = new ArrayList<>();
+        try (PreparedStatement select = connection.prepareStatement("SELECT " + COLUMNS + " FROM courier_message "
+                + "WHERE queue = ? AND state = 'READY' AND deliver_at <= ? AND attempt >= ? ORDER BY deliver_at")) {
+            select.setString(1, queue.name().value());
+            select.setTimestamp(2, timestamp(now));
+            select.setInt(3, queue.maxAttempts());
+            select.setMaxRows(500);
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    exhausted.add(stored(rows));
+                }
+            }
+        }
+        int moved = 0;
+        try (PreparedStatement update = connection.prepareStatement("UPDATE courier_message SET state = 'DEAD', "
+                + "lease_token = NULL, lease_expires_at = NULL, last_error = ?, dead_at = ?, version = version + 1 "
+                + "WHERE id = ? AND version = ?")) {
+            List<Failure> failures = new ArrayList<>();
+            for (StoredMessage message : exhausted) {
+                MessageState.READY.requireMoveTo(MessageState.DEAD);
+                String reason = message.leaseToken() != null
+                        ? "lease expired on attempt " + message.attempt() + " of " + queue.maxAttempts()
+                        : message.lastError();
+                update.setString(1, reason);
+                update.setTimestamp(2, timestamp(now));
+                update.setString(3, message.id());
+                update.setLong(4, message.version());
+                if (update.executeUpdate() == 1) {
+                    moved++;
+                    if (message.leaseToken() != null) {
+                        failures.add(new Failure(message.id(), message.attempt(), message.leaseExpiresAt(),
+                                FailureKind.EXPIRED, "lease expired"));
+                    }
+                }
+            }
+            recordFailures(connection, failures);
+        }
+        return moved;
+    }
+
+    // --- idempotency keys
+
+    static Optional<Sent> boundKey(Connection connection, QueueName queue, String key) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT message_id, deliver_at "
+                + "FROM courier_idempotency_key WHERE queue = ? AND idem_key = ?")) {
+            select.setString(1, queue.value());
+            select.setString(2, key);
+            try (ResultSet rows = select.executeQuery()) {
+                if (!rows.next()) {
+                    throw new IllegalStateException("idempotency key " + key + " conflicted but is not bound");
+                }
+                return Optional.of(new Sent(rows.getString(1), instant(rows, 2), true));
+            }
+        }
+    }
+
+    // --- column helpers
+
+    static Timestamp timestamp(Instant instant) {
+        return instant == null ? null : Timestamp.from(instant);
+    }
+
+    static Instant instant(ResultSet rows, int column) throws SQLException {
+        Timestamp timestamp = rows.getTimestamp(column);
+        return timestamp == null ? null : timestamp.toInstant();
+    }
+
+    static Payload payload(ResultSet rows, int typeColumn, int bytesColumn) throws SQLException {
+        return Payload.stored(PayloadType.valueOf(rows.getString(typeColumn)), rows.getBytes(bytesColumn));
+    }
+}

@@ -1,0 +1,99 @@
+package dev.courier.queue;
+
+import static dev.courier.queue.MessageStore.instant;
+import static dev.courier.queue.MessageStore.timestamp;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** PostgreSQL: the claim is one statement with {@code FOR UPDATE SKIP LOCKED}; keys use {@code ON CONFLICT}. */
+final class PostgresQueueDialect implements QueueDialect {
+
+    // The lease moves deliver_at to the lease expiry plus the backoff for this delivery's failure, so the
+    // message stays invisible while leased and reappears by itself, backoff included, if the lease runs out.
+    private static final String CLAIM = """
+            WITH picked AS (
+                SELECT id, lease_expires_at AS previous_expiry
+                FROM courier_message
+                WHERE queue = ? AND state = 'READY' AND deliver_at <= ? AND attempt < ?
+                ORDER BY deliver_at
+                LIMIT ?
+                FOR UPDATE SKIP LOCKED)
+            UPDATE courier_message m
+            SET attempt = m.attempt + 1,
+                lease_token = m.id || '.' || ?,
+                lease_expires_at = ?,
+                deliver_at = ? + make_interval(secs => (?::float8[])[m.attempt + 1]),
+                version = m.version + 1
+            FROM picked
+            WHERE m.id = picked.id
+            RETURNING m.id, m.attempt, m.lease_token, m.lease_expires_at, m.payload_type, m.payload, m.headers,
+                      m.deliver_at, picked.previous_expiry""";
+
+    private static final String REGISTER_KEY = """
+            INSERT INTO courier_idempotency_key (queue, idem_key, message_id, deliver_at, expires_at)
+            VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (queue, idem_key) DO UPDATE
+            SET message_id = EXCLUDED.message_id, deliver_at = EXCLUDED.deliver_at, expires_at = EXCLUDED.expires_at
+            WHERE courier_idempotency_key.expires_at <= ?
+            RETURNING message_id""";
+
+    @Override
+    public List<Claimed> claim(Connection connection, QueueSpec queue, int max, Duration lease, Instant now,
+            Duration[] redeliveryDelays) throws SQLException {
+        Instant expiry = now.plus(lease);
+        Double[] seconds = new Double[redeliveryDelays.length - 1];
+        for (int k = 1; k < redeliveryDelays.length; k++) {
+            seconds[k - 1] = redeliveryDelays[k].toMillis() / 1000.0;
+        }
+        Array delays = connection.createArrayOf("float8", seconds);
+        try (PreparedStatement claim = connection.prepareStatement(CLAIM)) {
+            claim.setString(1, queue.name().value());
+            claim.setTimestamp(2, timestamp(now));
+            claim.setInt(3, queue.maxAttempts());
+            claim.setInt(4, max);
+            claim.setString(5, LeaseToken.nonce());
+            claim.setTimestamp(6, timestamp(expiry));
+            claim.setTimestamp(7, timestamp(expiry));
+            claim.setArray(8, delays);
+            List<Claimed> claimed = new ArrayList<>();
+            try (ResultSet rows = claim.executeQuery()) {
+                while (rows.next()) {
+                    Delivery delivery = new Delivery(rows.getString(1), queue.name(), MessageStore.payload(rows, 5, 6),
+                            rows.getInt(2), rows.getString(3), instant(rows, 4), Headers.decode(rows.getString(7)));
+                    claimed.add(new Claimed(delivery, instant(rows, 9)));
+                }
+            }
+            return claimed;
+        } finally {
+            delays.free();
+        }
+    }
+
+    @Override
+    public Optional<Sent> registerKey(Connection connection, QueueName queue, String key, String messageId,
+            Instant deliverAt, Instant now, Instant expiresAt) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement(REGISTER_KEY)) {
+            insert.setString(1, queue.value());
+            insert.setString(2, key);
+            insert.setString(3, messageId);
+            insert.setTimestamp(4, timestamp(deliverAt));
+            insert.setTimestamp(5, timestamp(expiresAt));
+            insert.setTimestamp(6, timestamp(now));
+            try (ResultSet rows = insert.executeQuery()) {
+                if (rows.next()) {
+                    return Optional.empty();
+                }
+            }
+        }
+        return MessageStore.boundKey(connection, queue, key);
+    }
+}

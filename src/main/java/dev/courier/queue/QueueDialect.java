@@ -1,0 +1,35 @@
+package dev.courier.queue;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The two operations whose SQL differs between databases: claiming a batch of deliverable messages without two
+ * receivers ever getting the same one, and registering an idempotency key without aborting the caller's
+ * transaction on a conflict. Everything else in the queue is portable SQL.
+ */
+interface QueueDialect {
+
+    /**
+     * Leases up to {@code max} deliverable messages of the queue in the current transaction.
+     *
+     * @param redeliveryDelays index k: the wait after a failure of delivery k (index 0 unused)
+     */
+    List<Claimed> claim(Connection connection, QueueSpec queue, int max, Duration lease, Instant now,
+            Duration[] redeliveryDelays) throws SQLException;
+
+    /**
+     * Binds {@code key} to the new message unless a live binding exists.
+     *
+     * @return the existing binding when the key is taken within its window, else empty (the new binding is written)
+     */
+    java.util.Optional<Sent> registerKey(Connection connection, QueueName queue, String key, String messageId,
+            Instant deliverAt, Instant now, Instant expiresAt) throws SQLException;
+
+    /** A message leased by a claim; {@code previousExpiry} is set when the claim found an expired lease. */
+    record Claimed(Delivery delivery, Instant previousExpiry) {
+    }
+}

@@ -1,0 +1,244 @@
+package dev.courier.queue;
+
+import dev.courier.platform.JsonRequest;
+import dev.courier.platform.ProblemException;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * {@code /api/queues}: the transactional queue over HTTP, for callers outside the server. Each request is its
+ * own transaction. Errors: unknown queue 404; invalid name or body 400; payload too large 413; stale or unknown
+ * lease token 409; message already acknowledged 410; too many queues 409; too many waiting receivers 429.
+ */
+@Path("queues")
+@Produces(MediaType.APPLICATION_JSON)
+public class QueueResource {
+
+    private static final double MAX_SECONDS = 100L * 365 * 24 * 3600; // delays have no practical upper limit
+
+    @Inject
+    private Queues queues;
+
+    @Inject
+    private TransactionalQueue queue;
+
+    @Inject
+    private QueueMessages messages;
+
+    @Inject
+    private DeadLetters dead;
+
+    @GET
+    public JsonObject list() {
+        JsonArrayBuilder all = Json.createArrayBuilder();
+        queues.list().forEach(info -> all.add(QueueJson.queue(info)));
+        return Json.createObjectBuilder().add("queues", all).build();
+    }
+
+    @PUT
+    @Path("{queue}")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response define(@PathParam("queue") String name, JsonObject body) {
+        QueueName queueName = QueueName.of(name);
+        JsonRequest request = JsonRequest.of(body == null ? JsonValue.EMPTY_JSON_OBJECT : body);
+        request.string("name").filter(n -> !n.equals(name)).ifPresent(n -> {
+            throw ProblemException.invalid("'name' in the body must match the queue in the path");
+        });
+        Backoff backoff = request.object("backoff").map(b -> new Backoff(
+                b.seconds("initialSeconds", 0, 86_400).orElse(Backoff.DEFAULT.initial()),
+                b.number("multiplier", 1, 100).orElse(Backoff.DEFAULT.multiplier()),
+                b.seconds("maxSeconds", 0, 86_400).orElse(Backoff.DEFAULT.max()))).orElse(Backoff.DEFAULT);
+        QueueSpec spec = new QueueSpec(queueName,
+                request.seconds("leaseSeconds", 0.001, QueueSpec.MAX_LEASE.toSeconds()).orElse(QueueSpec.DEFAULT_LEASE),
+                request.integer("maxAttempts", 1, 1000).orElse(QueueSpec.DEFAULT_MAX_ATTEMPTS), backoff);
+        boolean created = queues.define(spec);
+        return Response.status(created ? 201 : 200).entity(QueueJson.queue(queues.get(queueName))).build();
+    }
+
+    @GET
+    @Path("{queue}")
+    public JsonObject get(@PathParam("queue") String name) {
+        return QueueJson.queue(queues.get(QueueName.of(name)));
+    }
+
+    @DELETE
+    @Path("{queue}")
+    public void drop(@PathParam("queue") String name) {
+        queues.drop(QueueName.of(name));
+    }
+
+    @POST
+    @Path("{queue}/messages")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response send(@PathParam("queue") String name, JsonObject body) {
+        QueueName queueName = QueueName.of(name);
+        JsonRequest request = JsonRequest.of(body);
+        JsonValue payload = request.value("payload")
+                .orElseThrow(() -> ProblemException.invalid("'payload' is required (any JSON value but null)"));
+        SendOptions options = new SendOptions(request.instant("deliverAt").orElse(null),
+                request.seconds("delaySeconds", 0, MAX_SECONDS).orElse(null), request.string("key").orElse(null),
+                request.stringMap("headers").orElse(null));
+        Sent sent = queue.send(queueName, Payload.json(payload), options);
+        return Response.status(sent.duplicate() ? 200 : 201).entity(QueueJson.sent(sent)).build();
+    }
+
+    @GET
+    @Path("{queue}/messages")
+    public JsonObject query(@PathParam("queue") String name, @QueryParam("state") String state,
+            @QueryParam("deliverFrom") String deliverFrom, @QueryParam("deliverTo") String deliverTo,
+            @QueryParam("minAttempts") String minAttempts, @QueryParam("key") String key,
+            @QueryParam("after") String after, @QueryParam("limit") String limit) {
+        MessageFilter filter = new MessageFilter(state(state), instant("deliverFrom", deliverFrom),
+                instant("deliverTo", deliverTo), integer("minAttempts", minAttempts, null), key);
+        return QueueJson.page(messages.query(QueueName.of(name), filter, after, integer("limit", limit, 100)));
+    }
+
+    @GET
+    @Path("{queue}/messages/{id}")
+    public JsonObject message(@PathParam("queue") String name, @PathParam("id") String id) {
+        return QueueJson.message(messages.get(QueueName.of(name), id).orElseThrow(() -> notFound(name, id)));
+    }
+
+    @POST
+    @Path("{queue}/receive")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public JsonObject receive(@PathParam("queue") String name, JsonObject body) {
+        QueueName queueName = QueueName.of(name);
+        JsonRequest request = JsonRequest.of(body);
+        int max = request.integer("max", 1, Integer.MAX_VALUE)
+                .orElseThrow(() -> ProblemException.invalid("'max' is required"));
+        Duration lease = request.seconds("leaseSeconds", 0.001, QueueSpec.MAX_LEASE.toSeconds()).orElse(null);
+        Duration wait = request.seconds("waitSeconds", 0, 3600).orElse(Duration.ZERO);
+        JsonArrayBuilder received = Json.createArrayBuilder();
+        queue.receive(queueName, max, lease, wait).forEach(d -> received.add(QueueJson.delivery(d)));
+        return Json.createObjectBuilder().add("messages", received).build();
+    }
+
+    @POST
+    @Path("{queue}/messages/{id}/renew")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public JsonObject renew(@PathParam("queue") String name, @PathParam("id") String id, JsonObject body) {
+        JsonRequest request = JsonRequest.of(body);
+        String token = token(name, id, request.string("leaseToken").orElse(null));
+        Duration extension = request.seconds("extendSeconds", 0.001, QueueSpec.MAX_LEASE.toSeconds())
+                .orElseThrow(() -> ProblemException.invalid("'extendSeconds' is required"));
+        Lease lease = queue.renewLease(token, extension);
+        return Json.createObjectBuilder().add("leaseToken", lease.token())
+                .add("leaseExpiresAt", lease.expiresAt().toString()).build();
+    }
+
+    @POST
+    @Path("{queue}/messages/{id}/release")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public void release(@PathParam("queue") String name, @PathParam("id") String id, JsonObject body) {
+        JsonRequest request = JsonRequest.of(body);
+        String token = token(name, id, request.string("leaseToken").orElse(null));
+        queue.release(token, request.seconds("delaySeconds", 0, MAX_SECONDS).orElse(null),
+                request.string("reason").orElse(null));
+    }
+
+    @DELETE
+    @Path("{queue}/messages/{id}")
+    public void ack(@PathParam("queue") String name, @PathParam("id") String id,
+            @QueryParam("leaseToken") String leaseToken) {
+        queue.ack(token(name, id, leaseToken));
+    }
+
+    @GET
+    @Path("{queue}/dead")
+    public JsonObject dead(@PathParam("queue") String name, @QueryParam("after") String after,
+            @QueryParam("limit") String limit) {
+        return QueueJson.page(dead.list(QueueName.of(name), after, integer("limit", limit, 100)));
+    }
+
+    @GET
+    @Path("{queue}/dead/{id}")
+    public JsonObject deadMessage(@PathParam("queue") String name, @PathParam("id") String id) {
+        return QueueJson.message(dead.get(QueueName.of(name), id).orElseThrow(() -> notFound(name, id)));
+    }
+
+    @POST
+    @Path("{queue}/dead/replay")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public JsonObject replay(@PathParam("queue") String name, JsonObject body) {
+        JsonRequest request = JsonRequest.of(body);
+        List<String> ids = request.strings("ids").orElse(List.of());
+        boolean all = request.value("all").map(v -> v == JsonValue.TRUE).orElse(false);
+        if (ids.isEmpty() != all) {
+            throw ProblemException.invalid("give either 'ids' (a non-empty array) or \"all\": true");
+        }
+        Payload edited = request.value("payload").map(Payload::json).orElse(null);
+        int replayed = dead.replay(QueueName.of(name), ids, request.number("ratePerSecond", 0.001, 1_000_000).orElse(null),
+                edited);
+        return Json.createObjectBuilder().add("replayed", replayed).build();
+    }
+
+    @DELETE
+    @Path("{queue}/dead")
+    public JsonObject purge(@PathParam("queue") String name, @QueryParam("id") List<String> ids) {
+        return Json.createObjectBuilder().add("purged", dead.purge(QueueName.of(name), ids)).build();
+    }
+
+    /** The lease token, checked to belong to the message in the path of an existing queue. */
+    private String token(String queueName, String id, String token) {
+        queues.require(QueueName.of(queueName));
+        if (token == null || token.isBlank()) {
+            throw ProblemException.invalid("'leaseToken' is required");
+        }
+        if (!LeaseToken.messageId(token).equals(id)) {
+            throw StaleLeaseException.unknown();
+        }
+        return token;
+    }
+
+    private static MessageState state(String state) {
+        if (state == null) {
+            return null;
+        }
+        try {
+            return MessageState.valueOf(state.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw ProblemException.invalid("state must be one of SCHEDULED, READY, LEASED, DEAD");
+        }
+    }
+
+    // Query parameters are parsed here, not by JAX-RS, which would answer a malformed number with 404.
+    private static Integer integer(String name, String value, Integer absent) {
+        try {
+            return value == null ? absent : Integer.valueOf(value);
+        } catch (NumberFormatException e) {
+            throw ProblemException.invalid("'" + name + "' must be a whole number");
+        }
+    }
+
+    private static Instant instant(String name, String value) {
+        try {
+            return value == null ? null : Instant.parse(value);
+        } catch (DateTimeParseException e) {
+            throw ProblemException.invalid("'" + name + "' must be an ISO-8601 instant");
+        }
+    }
+
+    private static ProblemException notFound(String queue, String id) {
+        return new ProblemException(404, "Message not found", "queue " + queue + " has no message " + id);
+    }
+}

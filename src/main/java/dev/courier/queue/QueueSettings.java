@@ -1,0 +1,47 @@
+package dev.courier.queue;
+
+import jakarta.enterprise.context.Dependent;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/** The transactional queue's limits and windows, from MicroProfile Config (defaults in the README). Dependent, so its fields are read directly, not through a client proxy. */
+@Dependent
+class QueueSettings {
+
+    @Inject
+    @ConfigProperty(name = "courier.queue.max-queues", defaultValue = "100")
+    int maxQueues;
+
+    @Inject
+    @ConfigProperty(name = "courier.queue.max-payload-bytes", defaultValue = "262144")
+    int maxPayloadBytes;
+
+    @Inject
+    @ConfigProperty(name = "courier.queue.idempotency-window", defaultValue = "PT24H")
+    Duration idempotencyWindow;
+
+    @Inject
+    @ConfigProperty(name = "courier.queue.max-waiters", defaultValue = "1000")
+    int maxWaiters;
+
+    @Inject
+    @ConfigProperty(name = "courier.queue.max-receive", defaultValue = "1000")
+    int maxReceive;
+
+    @Inject
+    @ConfigProperty(name = "courier.queue.max-wait", defaultValue = "PT60S")
+    Duration maxWait;
+
+    @Inject
+    @ConfigProperty(name = "courier.queue.poll-interval-max", defaultValue = "PT1S")
+    Duration pollIntervalMax;
+
+    @Inject
+    @ConfigProperty(name = "courier.queue.dead-retention", defaultValue = "P14D")
+    Duration deadRetention;
+
+    @Inject
+    @ConfigProperty(name = "courier.queue.sweep-interval", defaultValue = "PT5S")
+    Duration sweepInterval;
+}

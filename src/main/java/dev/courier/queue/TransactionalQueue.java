@@ -1,0 +1,332 @@
+package dev.courier.queue;
+
+import dev.courier.platform.FaultInjection;
+import dev.courier.platform.ProblemException;
+import jakarta.annotation.Resource;
+import jakarta.ejb.SessionContext;
+import jakarta.ejb.Stateless;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Send, receive and acknowledge messages of a transactional queue. Unless a method says otherwise it joins the
+ * caller's JTA transaction, or runs in its own when there is none ({@code REQUIRED}): what it writes commits or
+ * rolls back with that transaction.
+ *
+ * <p>Guarantees:
+ * <ul>
+ * <li><b>Transactional send</b> — a message sent in a transaction exists only if the transaction commits.</li>
+ * <li><b>At-least-once delivery</b> — a received message whose lease expires without ack is delivered again,
+ * after the queue's backoff, until its attempts run out; then it is dead, never silently dropped.</li>
+ * <li><b>Exclusive lease</b> — while a lease holds, no other receiver gets that message.</li>
+ * <li><b>At-most-once ack, exactly-once processing</b> — {@link #ack} deletes exactly one row, fenced by the
+ * lease token; if the row is gone or the token is stale it throws a {@link LeaseException}, which rolls back
+ * the caller's whole transaction, so business writes made with the ack commit at most once.</li>
+ * <li><b>Durability</b> — all state is in the database; a killed server loses nothing.</li>
+ * </ul>
+ */
+@Stateless
+public class TransactionalQueue {
+
+    static final String AFTER_CLAIM = "queue.receive.after-claim";
+
+    @Inject
+    private MessageStore store;
+
+    @Inject
+    private QueueSettings settings;
+
+    @Inject
+    private Waiters waiters;
+
+    @Inject
+    private Clock clock;
+
+    @Inject
+    private FaultInjection faults;
+
+    @Resource
+    private TransactionSynchronizationRegistry transactions;
+
+    @Resource
+    private SessionContext context;
+
+    /**
+     * Sends one message in the current transaction.
+     *
+     * @return the new message's id, or — when {@code options} carries an idempotency key already used on this
+     *         queue within the window ({@code courier.queue.idempotency-window}) — the original's id with
+     *         {@code duplicate = true}, and nothing is created
+     * @throws QueueNotFoundException 404 for an unknown queue
+     * @throws PayloadTooLargeException 413 over {@code courier.queue.max-payload-bytes}
+     */
+    public Sent send(QueueName queue, Payload payload, SendOptions options) {
+        return sendBatch(queue, List.of(new Outgoing(payload, options))).get(0);
+    }
+
+    /**
+     * Sends several messages to one queue in the current transaction: all of them or none. Results are in the
+     * order of {@code messages}.
+     */
+    public List<Sent> sendBatch(QueueName queue, List<Outgoing> messages) {
+        if (messages.isEmpty()) {
+            return List.of();
+        }
+        for (Outgoing message : messages) {
+            if (message.payload().size() > settings.maxPayloadBytes) {
+                throw new PayloadTooLargeException(message.payload().size(), settings.maxPayloadBytes);
+            }
+        }
+        Instant now = clock.instant();
+        try (Connection connection = store.connection()) {
+            store.requireQueue(connection, queue);
+            List<Sent> results = new ArrayList<>(messages.size());
+            List<MessageStore.NewMessage> rows = new ArrayList<>(messages.size());
+            for (Outgoing message : messages) {
+                SendOptions options = message.options();
+                String id = UUID.randomUUID().toString();
+                Instant deliverAt = options.deliverAt(now);
+                if (options.key() != null) {
+                    Optional<Sent> original = store.dialect().registerKey(connection, queue, options.key(), id,
+                            deliverAt, now, now.plus(settings.idempotencyWindow));
+                    if (original.isPresent()) {
+                        results.add(original.get());
+                        continue;
+                    }
+                }
+                Headers.encode(options.headers()); // validates the size before anything is written
+                rows.add(new MessageStore.NewMessage(id, queue, deliverAt, options.key(), message.payload(),
+                        options.headers(), now));
+                results.add(new Sent(id, deliverAt, false));
+            }
+            if (!rows.isEmpty()) {
+                store.insert(connection, rows);
+                wakeReceiversOnCommit(queue);
+            }
+            return results;
+        } catch (SQLException e) {
+            throw new IllegalStateException("send to " + queue + " failed", e);
+        }
+    }
+
+    /** {@link #receive(QueueName, int, Duration)} with the queue's default lease. */
+    public List<Delivery> receive(QueueName queue, int max) {
+        return receive(queue, max, null);
+    }
+
+    /**
+     * Leases up to {@code max} deliverable messages (delivery time reached, not leased), in the current
+     * transaction: if it rolls back, the leases are undone. Returns at once, possibly with none.
+     *
+     * @param lease how long the lease holds; {@code null} for the queue's default
+     * @throws ProblemException 400 for {@code max} outside 1..{@code courier.queue.max-receive} or a bad lease
+     */
+    public List<Delivery> receive(QueueName queue, int max, Duration lease) {
+        if (max < 1 || max > settings.maxReceive) {
+            throw ProblemException.invalid("max must be between 1 and " + settings.maxReceive);
+        }
+        Instant now = clock.instant();
+        try (Connection connection = store.connection()) {
+            QueueSpec spec = store.requireQueue(connection, queue);
+            Duration leaseFor = lease == null ? spec.lease() : QueueSpec.checkLease(lease);
+            List<QueueDialect.Claimed> claimed = store.dialect().claim(connection, spec, max, leaseFor, now,
+                    redeliveryDelays(spec));
+            List<MessageStore.Failure> expired = new ArrayList<>();
+            List<Delivery> deliveries = new ArrayList<>(claimed.size());
+            for (QueueDialect.Claimed claim : claimed) {
+                deliveries.add(claim.delivery());
+                if (claim.previousExpiry() != null) {
+                    expired.add(new MessageStore.Failure(claim.delivery().id(), claim.delivery().attempt() - 1,
+                            claim.previousExpiry(), MessageStore.FailureKind.EXPIRED, "lease expired"));
+                }
+            }
+            store.recordFailures(connection, expired);
+            faults.checkpoint(AFTER_CLAIM);
+            return deliveries;
+        } catch (SQLException e) {
+            throw new IllegalStateException("receive from " + queue + " failed", e);
+        }
+    }
+
+    /**
+     * Waits up to {@code wait} for messages, then leases up to {@code max} of them. Not transactional: each claim
+     * commits in its own transaction (a caller's transaction is suspended meanwhile), so a caller's rollback does
+     * not return the messages — their leases expire instead. A send committed in this server wakes the waiter at
+     * once; otherwise it polls with back-off up to {@code courier.queue.poll-interval-max}.
+     *
+     * @throws QueueLimitException 429 when {@code courier.queue.max-waiters} receivers already wait on the queue
+     */
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+    public List<Delivery> receive(QueueName queue, int max, Duration lease, Duration wait) {
+        TransactionalQueue self = context.getBusinessObject(TransactionalQueue.class);
+        if (wait == null || wait.isZero()) {
+            return self.receive(queue, max, lease);
+        }
+        if (wait.isNegative() || wait.compareTo(settings.maxWait) > 0) {
+            throw ProblemException.invalid("wait must be between 0 and " + settings.maxWait.toSeconds() + " seconds");
+        }
+        Waiters.Signal signal = waiters.enter(queue, settings.maxWaiters);
+        try {
+            long deadline = System.nanoTime() + wait.toNanos();
+            long poll = Duration.ofMillis(50).toNanos();
+            while (true) {
+                long seen = signal.generation();
+                List<Delivery> deliveries = self.receive(queue, max, lease);
+                long left = deadline - System.nanoTime();
+                if (!deliveries.isEmpty() || left <= 0) {
+                    return deliveries;
+                }
+                signal.awaitChange(seen, Math.min(left, poll));
+                poll = Math.min(poll * 2, settings.pollIntervalMax.toNanos());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return List.of();
+        } finally {
+            signal.leave();
+        }
+    }
+
+    /**
+     * Extends a lease to {@code extension} from now. Fenced by the token.
+     *
+     * @throws StaleLeaseException 409 when the token is no longer the message's lease
+     * @throws MessageGoneException 410 when the message was acknowledged
+     */
+    public Lease renewLease(String token, Duration extension) {
+        QueueSpec.checkLease(extension);
+        String id = LeaseToken.messageId(token);
+        Instant now = clock.instant();
+        try (Connection connection = store.connection()) {
+            StoredMessage message = current(connection, id, token);
+            QueueSpec spec = store.requireQueue(connection, message.queue());
+            Instant expiry = now.plus(extension);
+            Instant redelivery = expiry.plus(redeliveryDelays(spec)[message.attempt()]);
+            requireOne(store.renew(connection, id, token, expiry, redelivery), id, connection);
+            return new Lease(token, expiry);
+        } catch (SQLException e) {
+            throw new IllegalStateException("renew of " + id + " failed", e);
+        }
+    }
+
+    /**
+     * Gives a message back before its lease ends; this counts as a failed attempt. It is delivered again after
+     * {@code delay} ({@code null}: the queue's backoff), or moves to dead if it has no attempts left.
+     *
+     * @param reason kept in the message's history (may be {@code null})
+     * @throws StaleLeaseException 409 / {@link MessageGoneException} 410 as for {@link #ack}
+     */
+    public void release(String token, Duration delay, String reason) {
+        if (delay != null && delay.isNegative()) {
+            throw ProblemException.invalid("delay must not be negative");
+        }
+        String id = LeaseToken.messageId(token);
+        Instant now = clock.instant();
+        try (Connection connection = store.connection()) {
+            StoredMessage message = current(connection, id, token);
+            QueueSpec spec = store.requireQueue(connection, message.queue());
+            boolean exhausted = message.attempt() >= spec.maxAttempts();
+            String why = reason == null || reason.isBlank() ? "released" : abbreviate(reason);
+            Instant deliverAt = now.plus(delay != null ? delay : redeliveryDelays(spec)[message.attempt()]);
+            requireOne(store.endLease(connection, id, token, deliverAt, why, exhausted ? now : null), id, connection);
+            store.recordFailures(connection, List.of(new MessageStore.Failure(id, message.attempt(), now,
+                    MessageStore.FailureKind.RELEASED, why)));
+        } catch (SQLException e) {
+            throw new IllegalStateException("release of " + id + " failed", e);
+        }
+    }
+
+    /**
+     * Acknowledges a message: deletes its row, in the current transaction, if {@code token} is its current lease.
+     * Exactly one row is deleted or the call fails; a retried ack therefore fails.
+     *
+     * @throws MessageGoneException 410 when the message no longer exists (already acknowledged)
+     * @throws StaleLeaseException 409 when another lease replaced this one, or the token is unknown
+     *         (both roll back the caller's transaction)
+     */
+    public void ack(String token) {
+        String id = LeaseToken.messageId(token);
+        try (Connection connection = store.connection()) {
+            requireOne(store.deleteLeased(connection, id, token), id, connection);
+        } catch (SQLException e) {
+            throw new IllegalStateException("ack of " + id + " failed", e);
+        }
+    }
+
+    /**
+     * Acknowledges a message and sends a follow-up in the same transaction: the long-running-work pattern (ack
+     * now, resend with a delivery time past the expected end of the work).
+     */
+    public Sent ackAndResend(String token, QueueName queue, Payload payload, SendOptions options) {
+        ack(token);
+        return send(queue, payload, options);
+    }
+
+    private StoredMessage current(Connection connection, String id, String token) throws SQLException {
+        StoredMessage message = store.find(connection, id).orElseThrow(() -> new MessageGoneException(id));
+        if (!token.equals(message.leaseToken())) {
+            throw StaleLeaseException.of(id);
+        }
+        return message;
+    }
+
+    private void requireOne(int rows, String id, Connection connection) throws SQLException {
+        if (rows == 1) {
+            return;
+        }
+        if (rows > 1) {
+            throw new IllegalStateException(rows + " rows matched message " + id);
+        }
+        throw store.find(connection, id).isPresent() ? StaleLeaseException.of(id) : new MessageGoneException(id);
+    }
+
+    /** Index k: the wait after delivery k fails; none after the last attempt, which goes to dead. */
+    static Duration[] redeliveryDelays(QueueSpec spec) {
+        Duration[] delays = new Duration[spec.maxAttempts() + 1];
+        delays[0] = Duration.ZERO;
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        for (int k = 1; k <= spec.maxAttempts(); k++) {
+            delays[k] = k == spec.maxAttempts() ? Duration.ZERO : spec.backoff().delayAfter(k, random.nextDouble());
+        }
+        return delays;
+    }
+
+    private void wakeReceiversOnCommit(QueueName queue) {
+        String key = "courier.queue.wake." + queue.value();
+        if (transactions.getTransactionKey() == null || transactions.getResource(key) != null) {
+            return;
+        }
+        transactions.putResource(key, Boolean.TRUE);
+        transactions.registerInterposedSynchronization(new Synchronization() {
+            @Override
+            public void beforeCompletion() {
+                // nothing to do before the commit
+            }
+
+            @Override
+            public void afterCompletion(int status) {
+                if (status == Status.STATUS_COMMITTED) {
+                    waiters.wake(queue);
+                }
+            }
+        });
+    }
+
+    private static String abbreviate(String reason) {
+        return reason.length() > 1000 ? reason.substring(0, 999) + "…" : reason;
+    }
+}

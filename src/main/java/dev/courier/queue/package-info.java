@@ -1,0 +1,13 @@
+/**
+ * The transactional queue: queues stored in the application's own database, with the semantics of Spanner
+ * queues. A message sent inside a transaction exists only if that transaction commits; a receiver takes a
+ * lease on it; acknowledging deletes exactly one row, fenced by the lease token, so a retried acknowledgement
+ * fails and rolls its whole transaction back (at-most-once ack, exactly-once processing); a lease that expires
+ * without ack makes the message deliverable again after the queue's backoff; past the queue's attempt limit it
+ * is dead, kept with its history until replayed or purged. All state is rows: nothing lives only in memory.
+ *
+ * <p>Public API: {@link dev.courier.queue.TransactionalQueue} (send, receive, renew, release, ack),
+ * {@link dev.courier.queue.Queues} (definitions), {@link dev.courier.queue.DeadLetters} and
+ * {@link dev.courier.queue.QueueMessages} (queries). Everything else in the package is internal.
+ */
+package dev.courier.queue;
