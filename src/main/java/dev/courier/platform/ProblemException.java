@@ -1,5 +1,6 @@
 package dev.courier.platform;
 
+import jakarta.ejb.ApplicationException;
 import java.util.Objects;
 
 /**
@@ -7,7 +8,12 @@ import java.util.Objects;
  * RFC 9457 problem body; Java callers in the same server catch the subclass they care about. Capabilities
  * extend it with typed exceptions (an unknown queue, a stale lease) rather than throwing it directly where a
  * caller would want to tell cases apart.
+ *
+ * <p>It is an EJB application exception with {@code rollback = true}: thrown from a Courier bean it reaches the
+ * caller as itself (not wrapped) and marks the current transaction for rollback, so a call refused half-way
+ * never leaves a partial write behind.
  */
+@ApplicationException(rollback = true, inherited = true)
 public class ProblemException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;

@@ -6,7 +6,7 @@ import org.jboss.shrinkwrap.api.spec.WebArchive;
 
 /**
  * The archive every integration test deploys: the WAR the build produced, exactly as shipped, plus the
- * test-side beans (armed faults, test control endpoints). Named {@code courier.war} so the application is
+ * test-side beans (armed faults, a settable clock, test control endpoints). Named {@code courier.war} so the application is
  * {@code courier} and server.xml's activation specs ({@code courier/<Bean>}) apply.
  */
 public final class CourierDeployment {
@@ -17,6 +17,6 @@ public final class CourierDeployment {
     public static WebArchive war() {
         File built = new File(System.getProperty("it.war", "target/courier.war"));
         return ShrinkWrap.createFromZipFile(WebArchive.class, built)
-                .addClasses(ArmedFaults.class, ProbeDriver.class, TestControlResource.class);
+                .addClasses(ArmedFaults.class, SettableClock.class, ProbeDriver.class, TestControlResource.class);
     }
 }

@@ -23,6 +23,15 @@ public class TestControlResource {
     @Inject
     private ProbeDriver driver;
 
+    @Inject
+    private SettableClock clock;
+
+    @POST
+    @Path("clock/advance")
+    public void advance(@QueryParam("seconds") double seconds) {
+        clock.advance(java.time.Duration.ofMillis(Math.round(seconds * 1000)));
+    }
+
     @POST
     @Path("faults/{point}")
     public void arm(@PathParam("point") String point, @QueryParam("times") @DefaultValue("1") int times) {

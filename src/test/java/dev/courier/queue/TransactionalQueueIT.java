@@ -1,0 +1,360 @@
+package dev.courier.queue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.courier.testing.CourierDeployment;
+import dev.courier.testing.SettableClock;
+import jakarta.annotation.Resource;
+import jakarta.inject.Inject;
+import jakarta.transaction.UserTransaction;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import javax.sql.DataSource;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The transactional queue's guarantees, in the container, on the configured database. Time moves by the
+ * settable clock: no test sleeps for a lease to expire.
+ */
+@ExtendWith(ArquillianExtension.class)
+class TransactionalQueueIT {
+
+    @Deployment
+    static WebArchive deployment() {
+        return CourierDeployment.war().addClass(TransactionalQueueIT.class);
+    }
+
+    @Inject
+    private TransactionalQueue queue;
+
+    @Inject
+    private Queues queues;
+
+    @Inject
+    private DeadLetters dead;
+
+    @Inject
+    private QueueMessages messages;
+
+    @Inject
+    private Sweeper sweeper;
+
+    @Inject
+    private SettableClock clock;
+
+    @Resource(lookup = "java:comp/UserTransaction")
+    private UserTransaction transaction;
+
+    @Resource(lookup = "jdbc/courier")
+    private DataSource dataSource;
+
+    private QueueName name;
+
+    @BeforeEach
+    void newQueue() {
+        name = QueueName.of("t" + UUID.randomUUID().toString().replace("-", "").substring(0, 20));
+        queues.define(new QueueSpec(name, Duration.ofSeconds(10), 3,
+                new Backoff(Duration.ofSeconds(2), 2.0, Duration.ofSeconds(60))));
+    }
+
+    @Test
+    void should_not_keep_a_message_whose_send_transaction_rolled_back() throws Exception {
+        transaction.begin();
+        queue.send(name, Payload.json("{\"n\": 1}"), SendOptions.now());
+        transaction.rollback();
+
+        assertEquals(0, queues.get(name).depth());
+        assertTrue(queue.receive(name, 10).isEmpty());
+    }
+
+    @Test
+    void should_deliver_a_committed_message_with_payload_headers_and_first_attempt() {
+        Sent sent = queue.send(name, Payload.json("{\"n\": 1}"), SendOptions.now().withHeaders(Map.of("k", "v")));
+
+        List<Delivery> received = queue.receive(name, 10);
+
+        assertEquals(1, received.size());
+        Delivery delivery = received.get(0);
+        assertEquals(sent.id(), delivery.id());
+        assertEquals("{\"n\": 1}", delivery.payload().text());
+        assertEquals(Map.of("k", "v"), delivery.headers());
+        assertEquals(1, delivery.attempt());
+    }
+
+    @Test
+    void should_keep_a_scheduled_message_invisible_until_its_time() {
+        queue.send(name, Payload.json("1"), SendOptions.now().after(Duration.ofDays(30)));
+
+        assertTrue(queue.receive(name, 10).isEmpty(), "not deliverable before its time");
+        clock.advance(Duration.ofDays(30).plusSeconds(1));
+        assertEquals(1, queue.receive(name, 10).size(), "deliverable after its time");
+    }
+
+    @Test
+    void should_not_give_a_leased_message_to_another_receiver() {
+        queue.send(name, Payload.json("1"), SendOptions.now());
+
+        assertEquals(1, queue.receive(name, 10).size());
+        assertTrue(queue.receive(name, 10).isEmpty(), "leased: nobody else gets it");
+        clock.advance(Duration.ofSeconds(9));
+        assertTrue(queue.receive(name, 10).isEmpty(), "still leased");
+    }
+
+    @Test
+    void should_redeliver_a_message_whose_lease_expired_after_the_backoff() {
+        Sent sent = queue.send(name, Payload.json("1"), SendOptions.now());
+        Delivery first = queue.receive(name, 1).get(0);
+
+        clock.advance(Duration.ofSeconds(10)); // lease over; backoff after the first failure is 1..2 s
+        assertTrue(queue.receive(name, 1).isEmpty(), "not before the backoff");
+        clock.advance(Duration.ofSeconds(2));
+        Delivery second = queue.receive(name, 1).get(0);
+
+        assertEquals(sent.id(), second.id());
+        assertEquals(2, second.attempt());
+        assertNotEquals(first.leaseToken(), second.leaseToken());
+        MessageView view = messages.get(name, sent.id()).orElseThrow();
+        assertEquals(1, view.history().size());
+        assertEquals("EXPIRED", view.history().get(0).kind());
+    }
+
+    @Test
+    void should_space_redeliveries_by_the_growing_backoff() throws Exception {
+        Sent sent = queue.send(name, Payload.json("1"), SendOptions.now());
+        queue.receive(name, 1);
+        clock.advance(Duration.ofSeconds(12));
+        Delivery second = queue.receive(name, 1).get(0);
+
+        // After the second failure the wait is 2 s x 2 = 4 s, jittered into [2 s, 4 s] after the lease expiry.
+        Duration wait = Duration.between(second.leaseExpiresAt(), deliverAt(sent.id()));
+        assertTrue(wait.compareTo(Duration.ofSeconds(2)) >= 0 && wait.compareTo(Duration.ofSeconds(4)) <= 0,
+                "backoff after the second failure was " + wait);
+    }
+
+    @Test
+    void should_move_a_message_to_dead_after_max_attempts_and_replay_it() {
+        Sent sent = queue.send(name, Payload.json("1"), SendOptions.now());
+        for (int attempt = 1; attempt <= 3; attempt++) {
+            Delivery delivery = queue.receive(name, 1).get(0);
+            assertEquals(attempt, delivery.attempt());
+            clock.advance(Duration.ofSeconds(80)); // past the lease and any backoff
+        }
+        assertTrue(queue.receive(name, 1).isEmpty(), "out of attempts: never delivered a fourth time");
+        sweeper.sweep();
+
+        MessageView corpse = dead.get(name, sent.id()).orElseThrow();
+        assertEquals(MessageState.DEAD, corpse.state());
+        assertEquals(3, corpse.history().size(), "every failed attempt is kept");
+        assertTrue(corpse.lastError().contains("lease expired"), corpse.lastError());
+        assertEquals(1, queues.get(name).dead());
+
+        assertEquals(1, dead.replay(name, List.of(sent.id()), null, Payload.json("\"fixed\"")));
+        Delivery again = queue.receive(name, 1).get(0);
+        assertEquals(1, again.attempt(), "a replayed message starts its attempts afresh");
+        assertEquals("\"fixed\"", again.payload().text());
+    }
+
+    @Test
+    void should_count_a_release_as_an_attempt_and_redeliver_after_its_delay() {
+        Sent sent = queue.send(name, Payload.json("1"), SendOptions.now());
+        Delivery first = queue.receive(name, 1).get(0);
+
+        queue.release(first.leaseToken(), Duration.ofSeconds(30), "downstream busy");
+
+        assertTrue(queue.receive(name, 1).isEmpty());
+        clock.advance(Duration.ofSeconds(31));
+        Delivery second = queue.receive(name, 1).get(0);
+        assertEquals(2, second.attempt());
+        MessageView view = messages.get(name, sent.id()).orElseThrow();
+        assertEquals("RELEASED", view.history().get(0).kind());
+        assertEquals("downstream busy", view.history().get(0).reason());
+        assertThrows(StaleLeaseException.class, () -> queue.ack(first.leaseToken()), "a released lease is gone");
+    }
+
+    @Test
+    void should_extend_a_renewed_lease_beyond_its_first_expiry() {
+        queue.send(name, Payload.json("1"), SendOptions.now());
+        Delivery delivery = queue.receive(name, 1).get(0);
+
+        clock.advance(Duration.ofSeconds(8));
+        Lease renewed = queue.renewLease(delivery.leaseToken(), Duration.ofSeconds(30));
+        clock.advance(Duration.ofSeconds(20));
+
+        assertTrue(renewed.expiresAt().isAfter(delivery.leaseExpiresAt()));
+        assertTrue(queue.receive(name, 1).isEmpty(), "still leased after the first expiry");
+        queue.ack(delivery.leaseToken());
+        assertEquals(0, queues.get(name).depth());
+    }
+
+    @Test
+    void should_fail_a_second_ack_and_roll_back_its_transaction() throws Exception {
+        queue.send(name, Payload.json("1"), SendOptions.now());
+        Delivery delivery = queue.receive(name, 1).get(0);
+        queue.ack(delivery.leaseToken());
+
+        String business = UUID.randomUUID().toString();
+        transaction.begin();
+        insertBusinessRow(business);
+        assertThrows(MessageGoneException.class, () -> queue.ack(delivery.leaseToken()));
+        assertEquals(jakarta.transaction.Status.STATUS_MARKED_ROLLBACK, transaction.getStatus(),
+                "the failed ack dooms the caller's transaction");
+        transaction.rollback();
+        assertEquals(0, businessRows(business));
+    }
+
+    @Test
+    void should_refuse_a_stale_token_after_another_receiver_leased_the_message() {
+        queue.send(name, Payload.json("1"), SendOptions.now());
+        Delivery first = queue.receive(name, 1).get(0);
+        clock.advance(Duration.ofSeconds(13));
+        Delivery second = queue.receive(name, 1).get(0);
+
+        assertThrows(StaleLeaseException.class, () -> queue.ack(first.leaseToken()));
+        assertThrows(StaleLeaseException.class, () -> queue.renewLease(first.leaseToken(), Duration.ofSeconds(5)));
+        queue.ack(second.leaseToken());
+    }
+
+    /**
+     * Seed 000, the unknown commit state: a transaction writes a business row and acks; it commits, but the
+     * caller is told it failed; the caller retries the whole transaction. The retry's ack fails, its transaction
+     * rolls back, and the business row exists exactly once.
+     */
+    @Test
+    void should_apply_a_retried_transaction_once_when_the_first_commit_outcome_was_lost() throws Exception {
+        queue.send(name, Payload.json("{\"charge\": 42}"), SendOptions.now());
+        Delivery delivery = queue.receive(name, 1).get(0);
+        String order = UUID.randomUUID().toString();
+
+        Exception lost = assertThrows(Exception.class, () -> {
+            transaction.begin();
+            insertBusinessRow(order);
+            queue.ack(delivery.leaseToken());
+            transaction.commit();
+            throw new java.io.IOException("connection reset after commit"); // the reply never reached the caller
+        });
+        assertEquals("connection reset after commit", lost.getMessage());
+
+        transaction.begin(); // the caller retries the whole transaction
+        try {
+            insertBusinessRow(order);
+            assertThrows(MessageGoneException.class, () -> queue.ack(delivery.leaseToken()));
+        } finally {
+            transaction.rollback();
+        }
+        assertEquals(1, businessRows(order), "the business effect applied exactly once");
+    }
+
+    @Test
+    void should_return_the_original_id_for_a_repeated_idempotency_key_within_the_window() {
+        Sent first = queue.send(name, Payload.json("1"), SendOptions.now().withKey("order-7"));
+        Delivery delivery = queue.receive(name, 1).get(0);
+        queue.ack(delivery.leaseToken()); // the key outlives the message
+
+        Sent again = queue.send(name, Payload.json("1"), SendOptions.now().withKey("order-7"));
+
+        assertTrue(again.duplicate());
+        assertEquals(first.id(), again.id());
+        assertEquals(0, queues.get(name).depth(), "nothing was created");
+        clock.advance(Duration.ofHours(24).plusSeconds(1));
+        Sent later = queue.send(name, Payload.json("1"), SendOptions.now().withKey("order-7"));
+        assertFalse(later.duplicate(), "after the window the key is free again");
+    }
+
+    @Test
+    void should_ack_and_resend_in_one_transaction() throws Exception {
+        queue.send(name, Payload.json("\"step 1\""), SendOptions.now());
+        Delivery delivery = queue.receive(name, 1).get(0);
+
+        transaction.begin();
+        queue.ackAndResend(delivery.leaseToken(), name, Payload.json("\"step 2\""),
+                SendOptions.now().after(Duration.ofMinutes(10)));
+        transaction.rollback();
+        assertEquals(1, messages.query(name, MessageFilter.in(MessageState.LEASED), null, 10).messages().size(),
+                "rolled back: the original is still leased, no follow-up");
+
+        queue.ackAndResend(delivery.leaseToken(), name, Payload.json("\"step 2\""),
+                SendOptions.now().after(Duration.ofMinutes(10)));
+        List<MessageView> left = messages.query(name, MessageFilter.all(), null, 10).messages();
+        assertEquals(1, left.size());
+        assertEquals(MessageState.SCHEDULED, left.get(0).state());
+        assertEquals("\"step 2\"", left.get(0).payload().text());
+    }
+
+    @Test
+    void should_send_a_batch_all_or_nothing() throws Exception {
+        transaction.begin();
+        queue.sendBatch(name, List.of(Outgoing.of(Payload.json("1")), Outgoing.of(Payload.bytes(new byte[] {1, 2}))));
+        transaction.rollback();
+        assertEquals(0, queues.get(name).depth());
+
+        List<Sent> sent = queue.sendBatch(name,
+                List.of(Outgoing.of(Payload.json("1")), Outgoing.of(Payload.bytes(new byte[] {1, 2}))));
+        assertEquals(2, sent.size());
+        assertEquals(2, queue.receive(name, 10).size());
+    }
+
+    @Test
+    void should_reject_bad_input_with_typed_errors() {
+        assertThrows(InvalidQueueNameException.class, () -> QueueName.of("1starts-with-digit"));
+        assertThrows(InvalidQueueNameException.class, () -> QueueName.of("x".repeat(64)));
+        assertThrows(QueueNotFoundException.class, () -> queue.send(QueueName.of("nosuchqueue"), Payload.json("1"),
+                SendOptions.now()));
+        assertThrows(PayloadTooLargeException.class, () -> queue.send(name, Payload.bytes(new byte[256 * 1024 + 1]),
+                SendOptions.now()));
+        assertThrows(dev.courier.platform.ProblemException.class, () -> Payload.json("{not json"));
+        assertThrows(dev.courier.platform.ProblemException.class, () -> queue.receive(name, 0));
+        assertThrows(StaleLeaseException.class, () -> queue.ack("not-a-token"));
+        assertEquals(0, queues.get(name).depth(), "no half-done write");
+    }
+
+    private Instant deliverAt(String id) throws Exception {
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement select = connection.prepareStatement(
+                        "SELECT deliver_at FROM courier_message WHERE id = ?")) {
+            select.setString(1, id);
+            try (ResultSet rows = select.executeQuery()) {
+                rows.next();
+                return rows.getTimestamp(1).toInstant();
+            }
+        }
+    }
+
+    private void insertBusinessRow(String body) throws Exception {
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement insert = connection.prepareStatement(
+                        "INSERT INTO courier_probe_record (id, body, created_at) VALUES (?, ?, ?)")) {
+            insert.setString(1, UUID.randomUUID().toString()); // a fresh id: the row itself is not idempotent
+            insert.setString(2, body);
+            insert.setTimestamp(3, Timestamp.from(clock.instant()));
+            insert.executeUpdate();
+        }
+    }
+
+    private long businessRows(String body) throws Exception {
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement select = connection.prepareStatement(
+                        "SELECT COUNT(*) FROM courier_probe_record WHERE body = ?")) {
+            select.setString(1, body);
+            try (ResultSet rows = select.executeQuery()) {
+                rows.next();
+                return rows.getLong(1);
+            }
+        }
+    }
+}
