@@ -31,7 +31,7 @@ final class PostgresQueueDialect implements QueueDialect {
             SET attempt = m.attempt + 1,
                 lease_token = m.id || '.' || ?,
                 lease_expires_at = ?,
-                deliver_at = ? + make_interval(secs => (?::float8[])[m.attempt + 1]),
+                deliver_at = CAST(? AS timestamptz) + make_interval(secs => (?::float8[])[m.attempt + 1]),
                 version = m.version + 1
             FROM picked
             WHERE m.id = picked.id

@@ -31,7 +31,6 @@ CREATE TABLE courier_message (
 -- The claim index covers only live rows; dead rows do not slow the claim.
 CREATE INDEX courier_message_claim ON courier_message (queue, deliver_at) WHERE state = 'READY';
 CREATE INDEX courier_message_dead ON courier_message (queue, dead_at) WHERE state = 'DEAD';
-CREATE INDEX courier_idempotency_key_expiry ON courier_idempotency_key (expires_at);
 -- Frequently updated rows: leave room on each page for HOT updates, vacuum the table early.
 ALTER TABLE courier_message SET (fillfactor = 80, autovacuum_vacuum_scale_factor = 0.02);
 -- One row per failed attempt (lease expired or released), kept while the message lives: the attempt history.
@@ -53,3 +52,4 @@ CREATE TABLE courier_idempotency_key (
     expires_at TIMESTAMPTZ  NOT NULL,
     PRIMARY KEY (queue, idem_key)
 );
+CREATE INDEX courier_idempotency_key_expiry ON courier_idempotency_key (expires_at);
