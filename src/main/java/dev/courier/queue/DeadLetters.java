@@ -34,7 +34,7 @@ public class DeadLetters {
 
     /** A page of the queue's dead messages, each with its history. @throws QueueNotFoundException 404 */
     public MessagePage list(QueueName queue, String after, int limit) {
-        return messages.page(queue, MessageFilter.in(MessageState.DEAD), after, limit, true);
+        return messages.query(queue, MessageFilter.in(MessageState.DEAD), after, limit);
     }
 
     /** One dead message with its history, if it is dead. */

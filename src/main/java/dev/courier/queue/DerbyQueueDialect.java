@@ -10,25 +10,35 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Derby has no {@code SKIP LOCKED}: candidates are read, then each is claimed with a compare-and-swap
  * {@code UPDATE … WHERE id = ? AND version = ?} whose row count says who won (0: another receiver, 1: us).
- * Candidates are taken from a window larger than asked and shuffled, so concurrent receivers mostly try
- * different rows; a receiver that lost every race tries again with a fresh read.
+ * Candidates are read uncommitted ({@code WITH UR}) so that the scan never waits for, or deadlocks with, another
+ * receiver's uncommitted claim: a row claimed by someone else already looks leased (its delivery time moved),
+ * and a row read in a state that later rolls back no longer has the version read, so its swap fails.
+ *
+ * <p>Claims on one queue are serialized within the server. Embedded Derby lives in exactly one server, so this
+ * is the whole story: claimers never race for the same rows, and never deadlock by locking rows in different
+ * orders. A claim may still wait for a transaction that is inserting or releasing a candidate row to end:
+ * on Derby, keep transactions that send to a queue short.
  */
 final class DerbyQueueDialect implements QueueDialect {
 
     private static final int ROUNDS = 3;
+    private static final ConcurrentMap<QueueName, ReentrantLock> CLAIMS = new ConcurrentHashMap<>();
+    private static final String UNCOMMITTED = " WITH UR";
     private static final String CANDIDATES = """
             SELECT id, version, attempt, lease_expires_at, payload_type, payload, headers
             FROM courier_message
             WHERE queue = ? AND state = 'READY' AND deliver_at <= ? AND attempt < ?
             ORDER BY deliver_at
-            FETCH FIRST ? ROWS ONLY""";
+            FETCH FIRST ? ROWS ONLY""" + UNCOMMITTED;
     private static final String TAKE = """
             UPDATE courier_message
             SET attempt = ?, lease_token = ?, lease_expires_at = ?, deliver_at = ?, version = version + 1
@@ -37,15 +47,25 @@ final class DerbyQueueDialect implements QueueDialect {
     @Override
     public List<Claimed> claim(Connection connection, QueueSpec queue, int max, Duration lease, Instant now,
             Duration[] redeliveryDelays) throws SQLException {
+        ReentrantLock lock = CLAIMS.computeIfAbsent(queue.name(), q -> new ReentrantLock(true));
+        lock.lock();
+        try {
+            return claimSerialized(connection, queue, max, lease, now, redeliveryDelays);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private List<Claimed> claimSerialized(Connection connection, QueueSpec queue, int max, Duration lease,
+            Instant now, Duration[] redeliveryDelays) throws SQLException {
         Instant expiry = now.plus(lease);
         String nonce = LeaseToken.nonce();
         List<Claimed> claimed = new ArrayList<>();
         for (int round = 0; round < ROUNDS && claimed.size() < max; round++) {
-            List<Candidate> candidates = candidates(connection, queue, now, Math.min(4 * max, max + 64));
+            List<Candidate> candidates = candidates(connection, queue, now, max);
             if (candidates.isEmpty()) {
                 break;
             }
-            Collections.shuffle(candidates);
             boolean lostAny = false;
             try (PreparedStatement take = connection.prepareStatement(TAKE)) {
                 for (Candidate candidate : candidates) {
@@ -97,6 +117,11 @@ final class DerbyQueueDialect implements QueueDialect {
             }
             return candidates;
         }
+    }
+
+    @Override
+    public String nonBlockingRead() {
+        return UNCOMMITTED;
     }
 
     @Override

@@ -26,7 +26,7 @@ import javax.sql.DataSource;
 class MessageStore {
 
     static final String COLUMNS = "id, queue, state, deliver_at, attempt, lease_token, lease_expires_at, version, "
-            + "idempotency_key, payload_type, payload, headers, created_at, last_error, dead_at";
+            + "idempotency_key, payload_type, payload, headers, created_at, last_error, dead_at, history";
 
     @Resource(lookup = "jdbc/courier")
     private DataSource dataSource;
@@ -123,7 +123,7 @@ class MessageStore {
         return new StoredMessage(rows.getString(1), QueueName.of(rows.getString(2)), rows.getString(3),
                 instant(rows, 4), rows.getInt(5), rows.getString(6), instant(rows, 7), rows.getLong(8),
                 rows.getString(9), payload(rows, 10, 11), Headers.decode(rows.getString(12)), instant(rows, 13),
-                rows.getString(14), instant(rows, 15));
+                rows.getString(14), instant(rows, 15), rows.getString(16));
     }
 
     /** Deletes the message if {@code token} is its current lease. @return rows deleted */
@@ -167,45 +167,29 @@ class MessageStore {
         }
     }
 
-    /** Kinds of failed attempt kept in the history. */
-    enum FailureKind {
-        EXPIRED, RELEASED
-    }
-
     /** A failed attempt to append to a message's history. */
-    record Failure(String messageId, int attempt, Instant at, FailureKind kind, String reason) {
+    record Failure(String messageId, int attempt, Instant at, String kind, String reason) {
     }
 
+    /**
+     * Appends failed attempts to their messages' history, in place (no second table: nothing for Derby to lock
+     * beyond the row the caller already holds). The history stops growing near the column's limit; the last
+     * error is always on the row.
+     */
     void recordFailures(Connection connection, List<Failure> failures) throws SQLException {
         if (failures.isEmpty()) {
             return;
         }
-        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO courier_message_failure "
-                + "(message_id, attempt, failed_at, kind, reason) VALUES (?, ?, ?, ?, ?)")) {
+        try (PreparedStatement update = connection.prepareStatement("UPDATE courier_message SET history = "
+                + "CASE WHEN LENGTH(COALESCE(history, '')) > 31000 THEN history ELSE COALESCE(history, '') || ? END "
+                + "WHERE id = ?")) {
             for (Failure failure : failures) {
-                insert.setString(1, failure.messageId());
-                insert.setInt(2, failure.attempt());
-                insert.setTimestamp(3, timestamp(failure.at()));
-                insert.setString(4, failure.kind().name());
-                insert.setString(5, failure.reason());
-                insert.addBatch();
+                update.setString(1, History.line(new FailedAttempt(failure.attempt(), failure.at(), failure.kind(),
+                        failure.reason())));
+                update.setString(2, failure.messageId());
+                update.addBatch();
             }
-            insert.executeBatch();
-        }
-    }
-
-    List<FailedAttempt> history(Connection connection, String id) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement("SELECT attempt, failed_at, kind, reason "
-                + "FROM courier_message_failure WHERE message_id = ? ORDER BY id")) {
-            select.setString(1, id);
-            List<FailedAttempt> attempts = new ArrayList<>();
-            try (ResultSet rows = select.executeQuery()) {
-                while (rows.next()) {
-                    attempts.add(new FailedAttempt(rows.getInt(1), instant(rows, 2), rows.getString(3),
-                            rows.getString(4)));
-                }
-            }
-            return attempts;
+            update.executeBatch();
         }
     }
 
@@ -216,7 +200,8 @@ class MessageStore {
     int exhaust(Connection connection, QueueSpec queue, Instant now) throws SQLException {
         List<StoredMessage> exhausted = new ArrayList<>();
         try (PreparedStatement select = connection.prepareStatement("SELECT " + COLUMNS + " FROM courier_message "
-                + "WHERE queue = ? AND state = 'READY' AND deliver_at <= ? AND attempt >= ? ORDER BY deliver_at")) {
+                + "WHERE queue = ? AND state = 'READY' AND deliver_at <= ? AND attempt >= ? ORDER BY deliver_at"
+                + dialect().nonBlockingRead())) {
             select.setString(1, queue.name().value());
             select.setTimestamp(2, timestamp(now));
             select.setInt(3, queue.maxAttempts());
@@ -245,13 +230,37 @@ class MessageStore {
                     moved++;
                     if (message.leaseToken() != null) {
                         failures.add(new Failure(message.id(), message.attempt(), message.leaseExpiresAt(),
-                                FailureKind.EXPIRED, "lease expired"));
+                                History.EXPIRED, "lease expired"));
                     }
                 }
             }
             recordFailures(connection, failures);
         }
         return moved;
+    }
+
+    /** Deletes dead messages that died before {@code before}, a row at a time. @return how many */
+    int purgeDead(Connection connection, Instant before) throws SQLException {
+        List<String> ids = new ArrayList<>();
+        try (PreparedStatement select = connection.prepareStatement("SELECT id FROM courier_message "
+                + "WHERE state = 'DEAD' AND dead_at < ?" + dialect().nonBlockingRead())) {
+            select.setTimestamp(1, timestamp(before));
+            select.setMaxRows(1000);
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    ids.add(rows.getString(1));
+                }
+            }
+        }
+        int purged = 0;
+        try (PreparedStatement delete = connection.prepareStatement(
+                "DELETE FROM courier_message WHERE id = ? AND state = 'DEAD'")) {
+            for (String id : ids) {
+                delete.setString(1, id);
+                purged += delete.executeUpdate();
+            }
+        }
+        return purged;
     }
 
     // --- idempotency keys

@@ -79,6 +79,11 @@ final class PostgresQueueDialect implements QueueDialect {
     }
 
     @Override
+    public String nonBlockingRead() {
+        return "";
+    }
+
+    @Override
     public Optional<Sent> registerKey(Connection connection, QueueName queue, String key, String messageId,
             Instant deliverAt, Instant now, Instant expiresAt) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement(REGISTER_KEY)) {

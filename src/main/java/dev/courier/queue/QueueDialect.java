@@ -29,6 +29,12 @@ interface QueueDialect {
     java.util.Optional<Sent> registerKey(Connection connection, QueueName queue, String key, String messageId,
             Instant deliverAt, Instant now, Instant expiresAt) throws SQLException;
 
+    /**
+     * What ends a SELECT that scans for rows to change by compare-and-swap, so that the scan does not wait for
+     * other transactions' row locks: nothing on PostgreSQL (readers never wait), read-uncommitted on Derby.
+     */
+    String nonBlockingRead();
+
     /** A message leased by a claim; {@code previousExpiry} is set when the claim found an expired lease. */
     record Claimed(Delivery delivery, Instant previousExpiry) {
     }

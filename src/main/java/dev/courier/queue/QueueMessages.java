@@ -38,7 +38,7 @@ public class QueueMessages {
      * @throws ProblemException 400 for a limit outside 1..500
      */
     public MessagePage query(QueueName queue, MessageFilter filter, String after, int limit) {
-        return page(queue, filter, after, limit, false);
+        return page(queue, filter, after, limit);
     }
 
     /** One message with its failure history. @throws QueueNotFoundException 404 when absent from this queue */
@@ -50,13 +50,13 @@ public class QueueMessages {
             if (message.isEmpty()) {
                 return Optional.empty();
             }
-            return Optional.of(MessageView.of(message.get(), now, store.history(connection, id)));
+            return Optional.of(MessageView.of(message.get(), now));
         } catch (SQLException e) {
             throw new IllegalStateException("reading message " + id + " failed", e);
         }
     }
 
-    MessagePage page(QueueName queue, MessageFilter filter, String after, int limit, boolean withHistory) {
+    MessagePage page(QueueName queue, MessageFilter filter, String after, int limit) {
         if (limit < 1 || limit > MAX_PAGE) {
             throw ProblemException.invalid("limit must be between 1 and " + MAX_PAGE);
         }
@@ -115,8 +115,7 @@ public class QueueMessages {
                 try (ResultSet rows = select.executeQuery()) {
                     while (rows.next() && messages.size() <= limit) {
                         StoredMessage message = MessageStore.stored(rows);
-                        messages.add(MessageView.of(message, now,
-                                withHistory ? store.history(connection, message.id()) : List.of()));
+                        messages.add(MessageView.of(message, now));
                     }
                 }
             }

@@ -92,7 +92,7 @@ public class Queues {
                     PreparedStatement queue = connection.prepareStatement("DELETE FROM courier_queue WHERE name = ?")) {
                 keys.setString(1, name.value());
                 keys.executeUpdate();
-                queue.setString(1, name.value()); // messages and their history go by ON DELETE CASCADE
+                queue.setString(1, name.value()); // its messages go by ON DELETE CASCADE
                 queue.executeUpdate();
             }
         } catch (SQLException e) {

@@ -73,12 +73,9 @@ public class Sweeper {
             for (QueueSpec queue : store.queues(connection)) {
                 dead += store.exhaust(connection, queue, now);
             }
-            try (PreparedStatement purge = connection.prepareStatement(
-                    "DELETE FROM courier_message WHERE state = 'DEAD' AND dead_at < ?");
-                    PreparedStatement keys = connection.prepareStatement(
-                            "DELETE FROM courier_idempotency_key WHERE expires_at <= ?")) {
-                purge.setTimestamp(1, timestamp(now.minus(settings.deadRetention)));
-                purge.executeUpdate();
+            store.purgeDead(connection, now.minus(settings.deadRetention));
+            try (PreparedStatement keys = connection.prepareStatement(
+                    "DELETE FROM courier_idempotency_key WHERE expires_at <= ?")) {
                 keys.setTimestamp(1, timestamp(now));
                 keys.executeUpdate();
             }

@@ -151,7 +151,7 @@ public class TransactionalQueue {
                 deliveries.add(claim.delivery());
                 if (claim.previousExpiry() != null) {
                     expired.add(new MessageStore.Failure(claim.delivery().id(), claim.delivery().attempt() - 1,
-                            claim.previousExpiry(), MessageStore.FailureKind.EXPIRED, "lease expired"));
+                            claim.previousExpiry(), History.EXPIRED, "lease expired"));
                 }
             }
             store.recordFailures(connection, expired);
@@ -244,7 +244,7 @@ public class TransactionalQueue {
             Instant deliverAt = now.plus(delay != null ? delay : redeliveryDelays(spec)[message.attempt()]);
             requireOne(store.endLease(connection, id, token, deliverAt, why, exhausted ? now : null), id, connection);
             store.recordFailures(connection, List.of(new MessageStore.Failure(id, message.attempt(), now,
-                    MessageStore.FailureKind.RELEASED, why)));
+                    History.RELEASED, why)));
         } catch (SQLException e) {
             throw new IllegalStateException("release of " + id + " failed", e);
         }

@@ -9,6 +9,7 @@ CREATE TABLE courier_queue (
     created_at         TIMESTAMP   NOT NULL,
     updated_at         TIMESTAMP   NOT NULL
 );
+-- history holds one JSON line per failed attempt (lease expired or released), appended in place.
 -- state is READY or DEAD. A READY row is SCHEDULED, deliverable or LEASED depending on deliver_at and the lease:
 -- a lease moves deliver_at to the lease expiry plus the queue's backoff, so the claim query only compares deliver_at.
 CREATE TABLE courier_message (
@@ -26,19 +27,10 @@ CREATE TABLE courier_message (
     headers          VARCHAR(8000),
     created_at       TIMESTAMP     NOT NULL,
     last_error       VARCHAR(1000),
+    history          VARCHAR(32000),
     dead_at          TIMESTAMP
 );
 CREATE INDEX courier_message_claim ON courier_message (queue, state, deliver_at);
--- One row per failed attempt (lease expired or released), kept while the message lives: the attempt history.
-CREATE TABLE courier_message_failure (
-    id         BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    message_id VARCHAR(36)   NOT NULL REFERENCES courier_message (id) ON DELETE CASCADE,
-    attempt    INT           NOT NULL,
-    failed_at  TIMESTAMP     NOT NULL,
-    kind       VARCHAR(8)    NOT NULL,
-    reason     VARCHAR(1000)
-);
-CREATE INDEX courier_message_failure_message ON courier_message_failure (message_id);
 -- Idempotency keys outlive their messages (an acked message is deleted) for the configured window.
 CREATE TABLE courier_idempotency_key (
     queue      VARCHAR(63)  NOT NULL,
@@ -48,3 +40,4 @@ CREATE TABLE courier_idempotency_key (
     expires_at TIMESTAMP    NOT NULL,
     PRIMARY KEY (queue, idem_key)
 );
+CREATE INDEX courier_idempotency_key_expiry ON courier_idempotency_key (expires_at);

@@ -9,6 +9,7 @@ CREATE TABLE courier_queue (
     created_at         TIMESTAMPTZ NOT NULL,
     updated_at         TIMESTAMPTZ NOT NULL
 );
+-- history holds one JSON line per failed attempt (lease expired or released), appended in place.
 -- state is READY or DEAD. A READY row is SCHEDULED, deliverable or LEASED depending on deliver_at and the lease:
 -- a lease moves deliver_at to the lease expiry plus the queue's backoff, so the claim query only compares deliver_at.
 CREATE TABLE courier_message (
@@ -26,6 +27,7 @@ CREATE TABLE courier_message (
     headers          TEXT,
     created_at       TIMESTAMPTZ   NOT NULL,
     last_error       VARCHAR(1000),
+    history          TEXT,
     dead_at          TIMESTAMPTZ
 );
 -- The claim index covers only live rows; dead rows do not slow the claim.
@@ -33,16 +35,6 @@ CREATE INDEX courier_message_claim ON courier_message (queue, deliver_at) WHERE 
 CREATE INDEX courier_message_dead ON courier_message (queue, dead_at) WHERE state = 'DEAD';
 -- Frequently updated rows: leave room on each page for HOT updates, vacuum the table early.
 ALTER TABLE courier_message SET (fillfactor = 80, autovacuum_vacuum_scale_factor = 0.02);
--- One row per failed attempt (lease expired or released), kept while the message lives: the attempt history.
-CREATE TABLE courier_message_failure (
-    id         BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    message_id VARCHAR(36)   NOT NULL REFERENCES courier_message (id) ON DELETE CASCADE,
-    attempt    INT           NOT NULL,
-    failed_at  TIMESTAMPTZ   NOT NULL,
-    kind       VARCHAR(8)    NOT NULL,
-    reason     VARCHAR(1000)
-);
-CREATE INDEX courier_message_failure_message ON courier_message_failure (message_id);
 -- Idempotency keys outlive their messages (an acked message is deleted) for the configured window.
 CREATE TABLE courier_idempotency_key (
     queue      VARCHAR(63)  NOT NULL,

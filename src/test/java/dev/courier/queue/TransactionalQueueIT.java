@@ -24,6 +24,7 @@ import javax.sql.DataSource;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -65,6 +66,11 @@ class TransactionalQueueIT {
     private DataSource dataSource;
 
     private QueueName name;
+
+    @AfterEach
+    void dropQueue() {
+        queues.drop(name);
+    }
 
     @BeforeEach
     void newQueue() {
