@@ -25,12 +25,12 @@ public final class JsonRequest {
         this.body = body;
     }
 
-    /** @throws ProblemException 400 when there is no body */
-    public static JsonRequest of(JsonObject body) {
-        if (body == null) {
+    /** @throws ProblemException 400 when the body is missing or not a JSON object */
+    public static JsonRequest of(JsonValue body) {
+        if (!(body instanceof JsonObject object)) {
             throw ProblemException.invalid("a JSON object is required as the request body");
         }
-        return new JsonRequest(body);
+        return new JsonRequest(object);
     }
 
     public boolean has(String field) {

@@ -57,7 +57,7 @@ public class QueueResource {
     @PUT
     @Path("{queue}")
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response define(@PathParam("queue") String name, JsonObject body) {
+    public Response define(@PathParam("queue") String name, JsonValue body) {
         QueueName queueName = QueueName.of(name);
         JsonRequest request = JsonRequest.of(body == null ? JsonValue.EMPTY_JSON_OBJECT : body);
         request.string("name").filter(n -> !n.equals(name)).ifPresent(n -> {
@@ -89,7 +89,7 @@ public class QueueResource {
     @POST
     @Path("{queue}/messages")
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response send(@PathParam("queue") String name, JsonObject body) {
+    public Response send(@PathParam("queue") String name, JsonValue body) {
         QueueName queueName = QueueName.of(name);
         JsonRequest request = JsonRequest.of(body);
         JsonValue payload = request.value("payload")
@@ -121,7 +121,7 @@ public class QueueResource {
     @POST
     @Path("{queue}/receive")
     @Consumes(MediaType.APPLICATION_JSON)
-    public JsonObject receive(@PathParam("queue") String name, JsonObject body) {
+    public JsonObject receive(@PathParam("queue") String name, JsonValue body) {
         QueueName queueName = QueueName.of(name);
         JsonRequest request = JsonRequest.of(body);
         int max = request.integer("max", 1, Integer.MAX_VALUE)
@@ -136,11 +136,11 @@ public class QueueResource {
     @POST
     @Path("{queue}/messages/{id}/renew")
     @Consumes(MediaType.APPLICATION_JSON)
-    public JsonObject renew(@PathParam("queue") String name, @PathParam("id") String id, JsonObject body) {
+    public JsonObject renew(@PathParam("queue") String name, @PathParam("id") String id, JsonValue body) {
         JsonRequest request = JsonRequest.of(body);
-        String token = token(name, id, request.string("leaseToken").orElse(null));
         Duration extension = request.seconds("extendSeconds", 0.001, QueueSpec.MAX_LEASE.toSeconds())
                 .orElseThrow(() -> ProblemException.invalid("'extendSeconds' is required"));
+        String token = token(name, id, request.string("leaseToken").orElse(null));
         Lease lease = queue.renewLease(token, extension);
         return Json.createObjectBuilder().add("leaseToken", lease.token())
                 .add("leaseExpiresAt", lease.expiresAt().toString()).build();
@@ -149,11 +149,11 @@ public class QueueResource {
     @POST
     @Path("{queue}/messages/{id}/release")
     @Consumes(MediaType.APPLICATION_JSON)
-    public void release(@PathParam("queue") String name, @PathParam("id") String id, JsonObject body) {
+    public void release(@PathParam("queue") String name, @PathParam("id") String id, JsonValue body) {
         JsonRequest request = JsonRequest.of(body);
-        String token = token(name, id, request.string("leaseToken").orElse(null));
-        queue.release(token, request.seconds("delaySeconds", 0, MAX_SECONDS).orElse(null),
-                request.string("reason").orElse(null));
+        Duration delay = request.seconds("delaySeconds", 0, MAX_SECONDS).orElse(null);
+        String reason = request.string("reason").orElse(null);
+        queue.release(token(name, id, request.string("leaseToken").orElse(null)), delay, reason);
     }
 
     @DELETE
@@ -179,7 +179,7 @@ public class QueueResource {
     @POST
     @Path("{queue}/dead/replay")
     @Consumes(MediaType.APPLICATION_JSON)
-    public JsonObject replay(@PathParam("queue") String name, JsonObject body) {
+    public JsonObject replay(@PathParam("queue") String name, JsonValue body) {
         JsonRequest request = JsonRequest.of(body);
         List<String> ids = request.strings("ids").orElse(List.of());
         boolean all = request.value("all").map(v -> v == JsonValue.TRUE).orElse(false);
@@ -198,7 +198,7 @@ public class QueueResource {
         return Json.createObjectBuilder().add("purged", dead.purge(QueueName.of(name), ids)).build();
     }
 
-    /** The lease token, checked to belong to the message in the path of an existing queue. */
+    /** The lease token, checked to belong to the message in the path of an existing queue (after the body). */
     private String token(String queueName, String id, String token) {
         queues.require(QueueName.of(queueName));
         if (token == null || token.isBlank()) {

@@ -1,0 +1,263 @@
+package dev.courier.queue;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.courier.testing.CourierDeployment;
+import dev.courier.testing.Http;
+import jakarta.json.JsonObject;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** {@code /api/queues} from outside the server: the JSON shapes, and a precise error for every bad request. */
+@ExtendWith(ArquillianExtension.class)
+class QueueResourceIT {
+
+    private final Http http = Http.server();
+    private String queue;
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return CourierDeployment.war();
+    }
+
+    @BeforeEach
+    void createQueue() {
+        queue = "r" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+        Http.Response created = put("api/queues/" + queue,
+                "{\"leaseSeconds\": 30, \"maxAttempts\": 2, \"backoff\": {\"initialSeconds\": 1, \"multiplier\": 3, \"maxSeconds\": 9}}");
+        assertEquals(201, created.status(), created::toString);
+    }
+
+    @AfterEach
+    void dropQueue() {
+        http.delete("api/queues/" + queue);
+    }
+
+    @Test
+    void should_create_show_update_list_and_drop_a_queue() {
+        JsonObject shown = http.get("api/queues/" + queue).json();
+        assertEquals(queue, shown.getString("name"));
+        assertEquals(30.0, shown.getJsonNumber("leaseSeconds").doubleValue());
+        assertEquals(2, shown.getInt("maxAttempts"));
+        assertEquals(3.0, shown.getJsonObject("backoff").getJsonNumber("multiplier").doubleValue());
+        assertEquals(0, shown.getInt("depth"));
+
+        Http.Response updated = put("api/queues/" + queue, "{\"leaseSeconds\": 12}");
+        assertEquals(200, updated.status(), updated::toString);
+        assertEquals(12.0, updated.json().getJsonNumber("leaseSeconds").doubleValue());
+        assertTrue(http.get("api/queues").body().contains("\"" + queue + "\""));
+
+        assertEquals(204, http.delete("api/queues/" + queue).status());
+        assertProblem(404, http.get("api/queues/" + queue));
+        assertProblem(404, http.delete("api/queues/" + queue));
+    }
+
+    @Test
+    void should_send_receive_renew_and_ack_with_the_documented_shapes() {
+        Http.Response sent = http.post(messages(), "{\"payload\": {\"order\": 7}, \"headers\": {\"trace\": \"abc\"}}");
+        assertEquals(201, sent.status(), sent::toString);
+        String id = sent.json().getString("id");
+        assertFalse(sent.json().getString("deliverAt").isBlank());
+
+        JsonObject delivery = receive("{\"max\": 10, \"leaseSeconds\": 20}").get(0);
+        assertEquals(id, delivery.getString("id"));
+        assertEquals(7, delivery.getJsonObject("payload").getInt("order"));
+        assertEquals(1, delivery.getInt("attempt"));
+        assertEquals("abc", delivery.getJsonObject("headers").getString("trace"));
+        String token = delivery.getString("leaseToken");
+
+        Http.Response renewed = http.post(messages() + "/" + id + "/renew",
+                "{\"leaseToken\": \"" + token + "\", \"extendSeconds\": 60}");
+        assertEquals(200, renewed.status(), renewed::toString);
+        assertEquals(token, renewed.json().getString("leaseToken"));
+        assertEquals("LEASED", http.get(messages() + "/" + id).json().getString("state"));
+
+        assertEquals(204, http.delete(messages() + "/" + id + "?leaseToken=" + token).status());
+        assertProblem(410, http.delete(messages() + "/" + id + "?leaseToken=" + token));
+        assertProblem(404, http.get(messages() + "/" + id));
+    }
+
+    @Test
+    void should_answer_a_repeated_key_with_200_and_the_original_id() {
+        Http.Response first = http.post(messages(), "{\"payload\": 1, \"key\": \"invoice-9\"}");
+        Http.Response second = http.post(messages(), "{\"payload\": 2, \"key\": \"invoice-9\"}");
+
+        assertEquals(201, first.status());
+        assertEquals(200, second.status());
+        assertEquals(first.json().getString("id"), second.json().getString("id"));
+        assertEquals(1, http.get("api/queues/" + queue).json().getInt("depth"));
+    }
+
+    @Test
+    void should_query_messages_by_state_and_page_through_them() {
+        http.post(messages(), "{\"payload\": 1, \"delaySeconds\": 3600}");
+        http.post(messages(), "{\"payload\": 2, \"deliverAt\": \"2100-01-01T00:00:00Z\"}");
+        http.post(messages(), "{\"payload\": 3}");
+
+        JsonObject scheduled = http.get(messages() + "?state=SCHEDULED&limit=1").json();
+        assertEquals(1, scheduled.getJsonArray("messages").size());
+        String next = scheduled.getString("next");
+        JsonObject rest = http.get(messages() + "?state=scheduled&limit=1&after=" + next).json();
+        assertEquals(1, rest.getJsonArray("messages").size());
+        assertTrue(rest.isNull("next"));
+        assertEquals(1, http.get(messages() + "?state=READY").json().getJsonArray("messages").size());
+    }
+
+    @Test
+    void should_release_to_dead_on_the_last_attempt_then_replay_and_purge() {
+        http.post(messages(), "{\"payload\": \"poison\"}");
+        for (int attempt = 1; attempt <= 2; attempt++) {
+            JsonObject delivery = receive("{\"max\": 1}").get(0);
+            Http.Response released = http.post(messages() + "/" + delivery.getString("id") + "/release",
+                    "{\"leaseToken\": \"" + delivery.getString("leaseToken") + "\", \"delaySeconds\": 0, \"reason\": \"bad "
+                            + attempt + "\"}");
+            assertEquals(204, released.status(), released::toString);
+        }
+
+        JsonObject dead = http.get("api/queues/" + queue + "/dead").json();
+        assertEquals(1, dead.getJsonArray("messages").size());
+        JsonObject corpse = dead.getJsonArray("messages").getJsonObject(0);
+        assertEquals("DEAD", corpse.getString("state"));
+        assertEquals("bad 2", corpse.getString("lastError"));
+        assertEquals(2, corpse.getJsonArray("history").size());
+        String id = corpse.getString("id");
+        assertEquals(200, http.get("api/queues/" + queue + "/dead/" + id).status());
+
+        JsonObject replayed = http.post("api/queues/" + queue + "/dead/replay",
+                "{\"ids\": [\"" + id + "\"], \"payload\": \"fixed\"}").json();
+        assertEquals(1, replayed.getInt("replayed"));
+        JsonObject again = receive("{\"max\": 1}").get(0);
+        assertEquals("fixed", again.getString("payload"));
+        http.post(messages() + "/" + id + "/release",
+                "{\"leaseToken\": \"" + again.getString("leaseToken") + "\", \"delaySeconds\": 0}");
+        http.post(messages() + "/" + id + "/release",
+                "{\"leaseToken\": \"" + receive("{\"max\": 1}").get(0).getString("leaseToken") + "\", \"delaySeconds\": 0}");
+
+        assertEquals(1, http.delete("api/queues/" + queue + "/dead").json().getInt("purged"));
+        assertEquals(0, http.get("api/queues/" + queue).json().getInt("dead"));
+    }
+
+    @Test
+    void should_refuse_a_fifth_waiting_receiver_with_429() throws Exception {
+        List<CompletableFuture<Http.Response>> waiting = new ArrayList<>();
+        for (int i = 0; i < 4; i++) { // the test server allows 4 (COURIER_QUEUE_MAX_WAITERS in pom.xml)
+            waiting.add(CompletableFuture.supplyAsync(() -> http.post(receive(), "{\"max\": 1, \"waitSeconds\": 4}")));
+        }
+        TimeUnit.MILLISECONDS.sleep(1500); // let them start waiting (ordering only)
+
+        assertProblem(429, http.post(receive(), "{\"max\": 1, \"waitSeconds\": 4}"));
+        for (CompletableFuture<Http.Response> receiver : waiting) {
+            assertEquals(200, receiver.get(30, TimeUnit.SECONDS).status());
+        }
+    }
+
+    @Test
+    void should_answer_every_bad_request_with_a_precise_problem() {
+        String unknown = "api/queues/nosuchqueue" + UUID.randomUUID().toString().substring(0, 8).replace("-", "");
+        String fakeToken = UUID.randomUUID() + ".00";
+        assertAll(
+                // names and unknown queues
+                () -> assertProblem(400, put("api/queues/9lives", "{}")),
+                () -> assertProblem(400, put("api/queues/" + "q".repeat(64), "{}")),
+                () -> assertProblem(400, http.get("api/queues/bad-name")),
+                () -> assertProblem(404, http.get(unknown)),
+                () -> assertProblem(404, http.post(unknown + "/messages", "{\"payload\": 1}")),
+                () -> assertProblem(404, http.post(unknown + "/receive", "{\"max\": 1}")),
+                () -> assertProblem(404, http.get(unknown + "/messages")),
+                () -> assertProblem(404, http.get(unknown + "/dead")),
+                // queue definitions
+                () -> assertProblem(400, put("api/queues/" + queue, "{\"leaseSeconds\": 0}")),
+                () -> assertProblem(400, put("api/queues/" + queue, "{\"maxAttempts\": 0}")),
+                () -> assertProblem(400, put("api/queues/" + queue, "{\"maxAttempts\": \"ten\"}")),
+                () -> assertProblem(400, put("api/queues/" + queue, "{\"backoff\": {\"multiplier\": 0.5}}")),
+                () -> assertProblem(400, put("api/queues/" + queue, "{\"backoff\": {\"initialSeconds\": 9, \"maxSeconds\": 1}}")),
+                () -> assertProblem(400, put("api/queues/" + queue, "{\"name\": \"other\"}")),
+                () -> assertProblem(400, put("api/queues/" + queue, "[]")),
+                // send
+                () -> assertProblem(400, http.post(messages(), "{}")),
+                () -> assertProblem(400, http.post(messages(), "{\"payload\": null}")),
+                () -> assertProblem(400, http.post(messages(), "{\"payload\": 1, \"delaySeconds\": -1}")),
+                () -> assertProblem(400, http.post(messages(), "{\"payload\": 1, \"deliverAt\": \"tomorrow\"}")),
+                () -> assertProblem(400, http.post(messages(), "{\"payload\": 1, \"delaySeconds\": 1, \"deliverAt\": \"2100-01-01T00:00:00Z\"}")),
+                () -> assertProblem(400, http.post(messages(), "{\"payload\": 1, \"key\": \"" + "k".repeat(201) + "\"}")),
+                () -> assertProblem(400, http.post(messages(), "{\"payload\": 1, \"headers\": {\"n\": 1}}")),
+                () -> assertProblem(400, http.post(messages(), "{\"payload\": ")),
+                () -> assertProblem(413, http.post(messages(), "{\"payload\": \"" + "x".repeat(256 * 1024) + "\"}")),
+                () -> assertProblem(415, http.post(messages(), "text/plain", "hello")),
+                // receive
+                () -> assertProblem(400, http.post(receive(), "{}")),
+                () -> assertProblem(400, http.post(receive(), "{\"max\": 0}")),
+                () -> assertProblem(400, http.post(receive(), "{\"max\": 1001}")),
+                () -> assertProblem(400, http.post(receive(), "{\"max\": 1, \"leaseSeconds\": 0}")),
+                () -> assertProblem(400, http.post(receive(), "{\"max\": 1, \"waitSeconds\": 61}")),
+                // renew, release, ack
+                () -> assertProblem(400, http.post(messages() + "/x/renew", "{\"extendSeconds\": 5}")),
+                () -> assertProblem(400, http.post(messages() + "/x/renew", "{\"leaseToken\": \"" + fakeToken + "\"}")),
+                () -> assertProblem(409, http.post(messages() + "/x/renew", "{\"leaseToken\": \"" + fakeToken + "\", \"extendSeconds\": 5}")),
+                () -> assertProblem(410, http.post(messages() + "/" + fakeToken.substring(0, 36) + "/renew",
+                        "{\"leaseToken\": \"" + fakeToken + "\", \"extendSeconds\": 5}")),
+                () -> assertProblem(400, http.post(messages() + "/x/release", "{}")),
+                () -> assertProblem(400, http.post(messages() + "/" + fakeToken.substring(0, 36) + "/release",
+                        "{\"leaseToken\": \"" + fakeToken + "\", \"delaySeconds\": -5}")),
+                () -> assertProblem(400, http.delete(messages() + "/x")),
+                () -> assertProblem(409, http.delete(messages() + "/x?leaseToken=nonsense")),
+                // query and dead letters
+                () -> assertProblem(400, http.get(messages() + "?state=LOST")),
+                () -> assertProblem(400, http.get(messages() + "?state=DELETED")),
+                () -> assertProblem(400, http.get(messages() + "?limit=abc")),
+                () -> assertProblem(400, http.get(messages() + "?limit=0")),
+                () -> assertProblem(400, http.get(messages() + "?deliverFrom=yesterday")),
+                () -> assertProblem(400, http.get(messages() + "?minAttempts=-1")),
+                () -> assertProblem(404, http.get(messages() + "/no-such-message")),
+                () -> assertProblem(404, http.get("api/queues/" + queue + "/dead/no-such-message")),
+                () -> assertProblem(400, http.post("api/queues/" + queue + "/dead/replay", "{}")),
+                () -> assertProblem(400, http.post("api/queues/" + queue + "/dead/replay", "{\"all\": true, \"ids\": [\"a\"]}")),
+                () -> assertProblem(400, http.post("api/queues/" + queue + "/dead/replay", "{\"all\": true, \"ratePerSecond\": 0}")),
+                () -> assertProblem(400, http.post("api/queues/" + queue + "/dead/replay", "{\"ids\": [\"a\", \"b\"], \"payload\": 1}")));
+        assertEquals(0, http.get("api/queues/" + queue).json().getInt("depth"), "no bad request wrote anything");
+    }
+
+    private String messages() {
+        return "api/queues/" + queue + "/messages";
+    }
+
+    private String receive() {
+        return "api/queues/" + queue + "/receive";
+    }
+
+    private List<JsonObject> receive(String body) {
+        Http.Response response = http.post(receive(), body);
+        assertEquals(200, response.status(), response::toString);
+        return response.json().getJsonArray("messages").getValuesAs(JsonObject.class);
+    }
+
+    private Http.Response put(String path, String json) {
+        return http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + System.getProperty("it.http.port", "19080")
+                + "/" + path)).header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(json)));
+    }
+
+    private static void assertProblem(int status, Http.Response response) {
+        assertEquals(status, response.status(), response::toString);
+        assertEquals("application/problem+json", response.contentType(), response::toString);
+        JsonObject problem = response.json();
+        assertEquals(status, problem.getInt("status"));
+        assertFalse(problem.getString("title").isBlank());
+        assertFalse(problem.getString("detail").isBlank());
+        assertFalse(response.body().contains("Exception"), response::body);
+    }
+}
