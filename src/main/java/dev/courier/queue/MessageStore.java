@@ -51,11 +51,9 @@ class MessageStore {
 
     // --- queues
 
-    private static final String QUEUE_COLUMNS =
-            "SELECT name, lease_ms, max_attempts, backoff_initial_ms, backoff_multiplier, backoff_max_ms FROM courier_queue";
 
     List<QueueSpec> queues(Connection connection) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement(QUEUE_COLUMNS + " ORDER BY name");
+        try (PreparedStatement select = connection.prepareStatement(QueueSql.SELECT_QUEUES + " ORDER BY name");
                 ResultSet rows = select.executeQuery()) {
             List<QueueSpec> queues = new ArrayList<>();
             while (rows.next()) {
@@ -66,7 +64,7 @@ class MessageStore {
     }
 
     Optional<QueueSpec> queue(Connection connection, QueueName name) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement(QUEUE_COLUMNS + " WHERE name = ?")) {
+        try (PreparedStatement select = connection.prepareStatement(QueueSql.SELECT_QUEUE)) {
             select.setString(1, name.value());
             try (ResultSet rows = select.executeQuery()) {
                 return rows.next() ? Optional.of(spec(rows)) : Optional.empty();
@@ -91,9 +89,7 @@ class MessageStore {
     }
 
     void insert(Connection connection, List<NewMessage> messages) throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO courier_message (id, queue, state, "
-                + "deliver_at, attempt, version, idempotency_key, payload_type, payload, headers, created_at) "
-                + "VALUES (?, ?, 'READY', ?, 0, 0, ?, ?, ?, ?, ?)")) {
+        try (PreparedStatement insert = connection.prepareStatement(QueueSql.INSERT_MESSAGE)) {
             for (NewMessage message : messages) {
                 insert.setString(1, message.id());
                 insert.setString(2, message.queue().value());
@@ -128,8 +124,7 @@ class MessageStore {
 
     /** Deletes the message if {@code token} is its current lease. @return rows deleted */
     int deleteLeased(Connection connection, String id, String token) throws SQLException {
-        try (PreparedStatement delete = connection.prepareStatement(
-                "DELETE FROM courier_message WHERE id = ? AND lease_token = ?")) {
+        try (PreparedStatement delete = connection.prepareStatement(QueueSql.ACK)) {
             delete.setString(1, id);
             delete.setString(2, token);
             return delete.executeUpdate();

@@ -17,27 +17,6 @@ import java.util.Optional;
 /** PostgreSQL: the claim is one statement with {@code FOR UPDATE SKIP LOCKED}; keys use {@code ON CONFLICT}. */
 final class PostgresQueueDialect implements QueueDialect {
 
-    // The lease moves deliver_at to the lease expiry plus the backoff for this delivery's failure, so the
-    // message stays invisible while leased and reappears by itself, backoff included, if the lease runs out.
-    private static final String CLAIM = """
-            WITH picked AS (
-                SELECT id, lease_expires_at AS previous_expiry
-                FROM courier_message
-                WHERE queue = ? AND state = 'READY' AND deliver_at <= ? AND attempt < ?
-                ORDER BY deliver_at
-                LIMIT ?
-                FOR UPDATE SKIP LOCKED)
-            UPDATE courier_message m
-            SET attempt = m.attempt + 1,
-                lease_token = m.id || '.' || ?,
-                lease_expires_at = ?,
-                deliver_at = CAST(? AS timestamptz) + make_interval(secs => (?::float8[])[m.attempt + 1]),
-                version = m.version + 1
-            FROM picked
-            WHERE m.id = picked.id
-            RETURNING m.id, m.attempt, m.lease_token, m.lease_expires_at, m.payload_type, m.payload, m.headers,
-                      m.deliver_at, picked.previous_expiry""";
-
     private static final String REGISTER_KEY = """
             INSERT INTO courier_idempotency_key (queue, idem_key, message_id, deliver_at, expires_at)
             VALUES (?, ?, ?, ?, ?)
@@ -55,7 +34,7 @@ final class PostgresQueueDialect implements QueueDialect {
             seconds[k - 1] = redeliveryDelays[k].toMillis() / 1000.0;
         }
         Array delays = connection.createArrayOf("float8", seconds);
-        try (PreparedStatement claim = connection.prepareStatement(CLAIM)) {
+        try (PreparedStatement claim = connection.prepareStatement(QueueSql.CLAIM_POSTGRESQL)) {
             claim.setString(1, queue.name().value());
             claim.setTimestamp(2, timestamp(now));
             claim.setInt(3, queue.maxAttempts());

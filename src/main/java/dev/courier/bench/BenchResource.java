@@ -1,0 +1,58 @@
+package dev.courier.bench;
+
+import dev.courier.platform.JsonRequest;
+import dev.courier.platform.ProblemException;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonValue;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * {@code POST /api/bench/queue} {@code {"workers", "batch", "messages"}}: runs {@link QueueBenchmark} and answers
+ * its figures. 404 unless {@code courier.bench.enabled=true}: a benchmark writes load into the database.
+ */
+@Path("bench")
+@Produces(MediaType.APPLICATION_JSON)
+public class BenchResource {
+
+    @Inject
+    @ConfigProperty(name = "courier.bench.enabled", defaultValue = "false")
+    boolean enabled;
+
+    @Inject
+    private QueueBenchmark benchmark;
+
+    @POST
+    @Path("queue")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public JsonObject queue(JsonValue body) throws Exception {
+        if (!enabled) {
+            throw new ProblemException(404, "Not found", "benchmarks are disabled (courier.bench.enabled=false)");
+        }
+        JsonRequest request = JsonRequest.of(body);
+        QueueBenchmark.Result result = benchmark.run(request.integer("workers", 1, 64).orElse(1),
+                request.integer("batch", 1, 1000).orElse(1), request.integer("messages", 1, 1_000_000).orElse(1000));
+        return Json.createObjectBuilder()
+                .add("workers", result.workers())
+                .add("batch", result.batch())
+                .add("send", phase(result.send()))
+                .add("receiveAndAck", phase(result.receiveAndAck()))
+                .build();
+    }
+
+    private static JsonObjectBuilder phase(QueueBenchmark.Phase phase) {
+        return Json.createObjectBuilder()
+                .add("messages", phase.messages())
+                .add("seconds", phase.seconds())
+                .add("perSecond", phase.perSecond())
+                .add("p50Millis", phase.latencies().percentileMillis(50))
+                .add("p99Millis", phase.latencies().percentileMillis(99));
+    }
+}

@@ -1,0 +1,105 @@
+package dev.courier.bench;
+
+import dev.courier.queue.Backoff;
+import dev.courier.queue.Outgoing;
+import dev.courier.queue.Payload;
+import dev.courier.queue.QueueName;
+import dev.courier.queue.QueueSpec;
+import dev.courier.queue.Queues;
+import dev.courier.queue.TransactionalQueue;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Measures the transactional queue in the server: {@code workers} threads send {@code messages} messages in
+ * batches of {@code batch} (one transaction per batch), then receive and acknowledge them in batches (one
+ * transaction per batch). Each phase reports messages per second and the latency of one batch transaction.
+ */
+@ApplicationScoped
+public class QueueBenchmark {
+
+    /** Figures of one phase. */
+    public record Phase(int messages, double seconds, Latencies latencies) {
+
+        public double perSecond() {
+            return messages / seconds;
+        }
+    }
+
+    /** Figures of one run. */
+    public record Result(int workers, int batch, Phase send, Phase receiveAndAck) {
+    }
+
+    @Inject
+    private Queues queues;
+
+    @Inject
+    private TransactionalQueue queue;
+
+    @Inject
+    private BenchConsumer consumer;
+
+    @Resource(lookup = "java:comp/DefaultManagedExecutorService")
+    private ManagedExecutorService executor;
+
+    public Result run(int workers, int batch, int messages) throws Exception {
+        QueueName name = QueueName.of("bench_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12));
+        queues.define(new QueueSpec(name, Duration.ofSeconds(60), 10, Backoff.DEFAULT));
+        try {
+            Payload payload = Payload.json("{\"order\": 12345, \"amount\": 99.5, \"currency\": \"EUR\"}");
+            List<Outgoing> outgoing = new ArrayList<>();
+            for (int i = 0; i < batch; i++) {
+                outgoing.add(Outgoing.of(payload));
+            }
+            AtomicInteger toSend = new AtomicInteger(messages / batch);
+            Phase send = phase(workers, () -> {
+                List<Long> nanos = new ArrayList<>();
+                while (toSend.getAndDecrement() > 0) {
+                    long start = System.nanoTime();
+                    queue.sendBatch(name, outgoing);
+                    nanos.add(System.nanoTime() - start);
+                }
+                return nanos;
+            }, messages / batch * batch);
+            AtomicInteger left = new AtomicInteger(messages / batch * batch);
+            Phase receive = phase(workers, () -> {
+                List<Long> nanos = new ArrayList<>();
+                while (left.get() > 0) {
+                    long start = System.nanoTime();
+                    int got = consumer.receiveAndAck(name, batch);
+                    if (got > 0) {
+                        nanos.add(System.nanoTime() - start);
+                        left.addAndGet(-got);
+                    }
+                }
+                return nanos;
+            }, messages / batch * batch);
+            return new Result(workers, batch, send, receive);
+        } finally {
+            queues.drop(name);
+        }
+    }
+
+    private Phase phase(int workers, Callable<List<Long>> work, int messages) throws Exception {
+        long start = System.nanoTime();
+        List<Future<List<Long>>> running = new ArrayList<>();
+        for (int w = 0; w < workers; w++) {
+            running.add(executor.submit(work));
+        }
+        List<Long> all = new ArrayList<>();
+        for (Future<List<Long>> future : running) {
+            all.addAll(future.get());
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        return new Phase(messages, seconds, new Latencies(all.stream().mapToLong(Long::longValue).toArray()));
+    }
+}

@@ -1,0 +1,56 @@
+package dev.courier.queue;
+
+/**
+ * The SQL of the transactional queue's hot path, in one place: what Courier runs, and what a raw-JDBC baseline
+ * must run to be compared with it fairly. Read it to see exactly what each operation costs the database.
+ */
+public final class QueueSql {
+
+    /** A queue's settings. Parameter: name. */
+    public static final String SELECT_QUEUE = "SELECT name, lease_ms, max_attempts, backoff_initial_ms, "
+            + "backoff_multiplier, backoff_max_ms FROM courier_queue WHERE name = ?";
+
+    static final String SELECT_QUEUES = "SELECT name, lease_ms, max_attempts, backoff_initial_ms, "
+            + "backoff_multiplier, backoff_max_ms FROM courier_queue";
+
+    /**
+     * Enqueues one message (batched). Parameters: id, queue, deliver_at, idempotency key, payload type, payload,
+     * headers, created_at.
+     */
+    public static final String INSERT_MESSAGE = "INSERT INTO courier_message (id, queue, state, deliver_at, attempt, "
+            + "version, idempotency_key, payload_type, payload, headers, created_at) "
+            + "VALUES (?, ?, 'READY', ?, 0, 0, ?, ?, ?, ?, ?)";
+
+    /**
+     * Leases up to n deliverable messages in one statement, skipping rows other receivers hold. Parameters: queue,
+     * now, max attempts, n, token nonce, lease expiry, lease expiry again, redelivery delays (float8[] seconds,
+     * index k = after delivery k fails). The lease moves deliver_at to the lease expiry plus the backoff for this
+     * delivery's failure, so the message stays invisible while leased and reappears by itself, backoff
+     * included, if the lease runs out.
+     */
+    public static final String CLAIM_POSTGRESQL = """
+            WITH picked AS (
+                SELECT id, lease_expires_at AS previous_expiry
+                FROM courier_message
+                WHERE queue = ? AND state = 'READY' AND deliver_at <= ? AND attempt < ?
+                ORDER BY deliver_at
+                LIMIT ?
+                FOR UPDATE SKIP LOCKED)
+            UPDATE courier_message m
+            SET attempt = m.attempt + 1,
+                lease_token = m.id || '.' || ?,
+                lease_expires_at = ?,
+                deliver_at = CAST(? AS timestamptz) + make_interval(secs => (?::float8[])[m.attempt + 1]),
+                version = m.version + 1
+            FROM picked
+            WHERE m.id = picked.id
+            RETURNING m.id, m.attempt, m.lease_token, m.lease_expires_at, m.payload_type, m.payload, m.headers,
+                      m.deliver_at, picked.previous_expiry""";
+
+
+    /** Acknowledges: deletes the message if the token is its current lease; exactly one row or none. Parameters: id, token. */
+    public static final String ACK = "DELETE FROM courier_message WHERE id = ? AND lease_token = ?";
+
+    private QueueSql() {
+    }
+}

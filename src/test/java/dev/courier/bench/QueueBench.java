@@ -1,0 +1,93 @@
+package dev.courier.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.courier.testing.CourierDeployment;
+import dev.courier.testing.Http;
+import jakarta.json.JsonObject;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The transactional queue benchmark ({@code mvn -Pbench verify}, on PostgreSQL): Courier in the server against
+ * the same SQL on raw JDBC, at 1, 4 and 8 workers and batches of 1, 10 and 100. Prints a table and writes it to
+ * {@code target/bench/queue.md}. It asserts nothing about speed: figures are for reading, not for failing.
+ */
+@ExtendWith(ArquillianExtension.class)
+class QueueBench {
+
+    private static final int[] WORKERS = {1, 4, 8};
+    private static final int[] BATCHES = {1, 10, 100};
+
+    private final Http http = Http.server();
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return CourierDeployment.war();
+    }
+
+    @Test
+    void measure_courier_against_raw_jdbc() throws Exception {
+        RawQueueBaseline raw = new RawQueueBaseline("jdbc:postgresql://" + System.getProperty("courier.db.host", "localhost")
+                + ":" + System.getProperty("courier.db.port", "5432") + "/" + System.getProperty("courier.db.name", "courier"),
+                System.getProperty("courier.db.user", "courier"), System.getProperty("courier.db.password", "courier"));
+        List<String> rows = new ArrayList<>();
+        rows.add("| workers | batch | send msg/s | p50 ms | p99 ms | raw msg/s | ratio | receive+ack msg/s | p50 ms | p99 ms "
+                + "| raw msg/s | ratio |");
+        rows.add("|---|---|---|---|---|---|---|---|---|---|---|---|");
+        post("api/bench/queue", "{\"workers\": 2, \"batch\": 10, \"messages\": 2000}"); // warm-up
+        for (int batch : BATCHES) {
+            for (int workers : WORKERS) {
+                int messages = batch == 1 ? 2000 : batch == 10 ? 10000 : 20000;
+                JsonObject courier = post("api/bench/queue",
+                        "{\"workers\": " + workers + ", \"batch\": " + batch + ", \"messages\": " + messages + "}");
+                String queue = "raw_" + workers + "_" + batch + "_" + System.nanoTime() % 100000;
+                assertEquals(201, put("api/queues/" + queue).status());
+                QueueBenchmark.Result baseline = raw.run(queue, workers, batch, messages);
+                http.delete("api/queues/" + queue);
+                JsonObject send = courier.getJsonObject("send");
+                JsonObject receive = courier.getJsonObject("receiveAndAck");
+                rows.add(String.format(Locale.ROOT, "| %d | %d | %.0f | %.2f | %.2f | %.0f | %.0f %% | %.0f | %.2f | %.2f | %.0f | %.0f %% |",
+                        workers, batch, rate(send), ms(send, "p50Millis"), ms(send, "p99Millis"), baseline.send().perSecond(),
+                        100 * rate(send) / baseline.send().perSecond(), rate(receive), ms(receive, "p50Millis"),
+                        ms(receive, "p99Millis"), baseline.receiveAndAck().perSecond(),
+                        100 * rate(receive) / baseline.receiveAndAck().perSecond()));
+                System.out.println(rows.get(rows.size() - 1));
+            }
+        }
+        String table = String.join("\n", rows) + "\n";
+        System.out.println("\nTransactional queue on PostgreSQL, Courier (in Liberty, JTA/XA datasource) vs raw JDBC:\n" + table);
+        Files.createDirectories(Path.of("target/bench"));
+        Files.writeString(Path.of("target/bench/queue.md"), table);
+    }
+
+    private static double rate(JsonObject phase) {
+        return phase.getJsonNumber("perSecond").doubleValue();
+    }
+
+    private static double ms(JsonObject phase, String name) {
+        return phase.getJsonNumber(name).doubleValue();
+    }
+
+    private JsonObject post(String path, String body) {
+        Http.Response response = http.post(path, body);
+        assertEquals(200, response.status(), response::toString);
+        return response.json();
+    }
+
+    private Http.Response put(String path) {
+        return http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + System.getProperty("it.http.port", "19080")
+                + "/" + path)).header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString("{\"leaseSeconds\": 60}")));
+    }
+}

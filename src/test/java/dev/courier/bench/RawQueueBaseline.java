@@ -1,0 +1,146 @@
+package dev.courier.bench;
+
+import dev.courier.queue.QueueSql;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The baseline: the very statements Courier runs ({@link QueueSql}), on plain JDBC connections with local
+ * transactions — no server, no EJB, no JTA, no pool. Same phases, batches and workers as {@link QueueBenchmark}.
+ */
+final class RawQueueBaseline {
+
+    private static final String PAYLOAD = "{\"order\": 12345, \"amount\": 99.5, \"currency\": \"EUR\"}";
+
+    private final String url;
+    private final String user;
+    private final String password;
+
+    RawQueueBaseline(String url, String user, String password) {
+        this.url = url;
+        this.user = user;
+        this.password = password;
+    }
+
+    QueueBenchmark.Result run(String queue, int workers, int batch, int messages) throws Exception {
+        int total = messages / batch * batch;
+        AtomicInteger toSend = new AtomicInteger(messages / batch);
+        QueueBenchmark.Phase send = phase(workers, total, connection -> {
+            List<Long> nanos = new ArrayList<>();
+            try (PreparedStatement select = connection.prepareStatement(QueueSql.SELECT_QUEUE);
+                    PreparedStatement insert = connection.prepareStatement(QueueSql.INSERT_MESSAGE)) {
+                while (toSend.getAndDecrement() > 0) {
+                    long start = System.nanoTime();
+                    select.setString(1, queue);
+                    select.executeQuery().close();
+                    Timestamp now = Timestamp.from(Instant.now());
+                    for (int i = 0; i < batch; i++) {
+                        insert.setString(1, UUID.randomUUID().toString());
+                        insert.setString(2, queue);
+                        insert.setTimestamp(3, now);
+                        insert.setString(4, null);
+                        insert.setString(5, "JSON");
+                        insert.setBytes(6, PAYLOAD.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                        insert.setString(7, null);
+                        insert.setTimestamp(8, now);
+                        insert.addBatch();
+                    }
+                    insert.executeBatch();
+                    connection.commit();
+                    nanos.add(System.nanoTime() - start);
+                }
+            }
+            return nanos;
+        });
+        AtomicInteger left = new AtomicInteger(total);
+        QueueBenchmark.Phase receive = phase(workers, total, connection -> {
+            List<Long> nanos = new ArrayList<>();
+            Double[] delays = new Double[10];
+            java.util.Arrays.fill(delays, 1.0);
+            try (PreparedStatement select = connection.prepareStatement(QueueSql.SELECT_QUEUE);
+                    PreparedStatement claim = connection.prepareStatement(QueueSql.CLAIM_POSTGRESQL);
+                    PreparedStatement ack = connection.prepareStatement(QueueSql.ACK)) {
+                while (left.get() > 0) {
+                    long start = System.nanoTime();
+                    select.setString(1, queue);
+                    select.executeQuery().close();
+                    Instant now = Instant.now();
+                    Array array = connection.createArrayOf("float8", delays);
+                    claim.setString(1, queue);
+                    claim.setTimestamp(2, Timestamp.from(now));
+                    claim.setInt(3, 10);
+                    claim.setInt(4, batch);
+                    claim.setString(5, UUID.randomUUID().toString().substring(0, 24));
+                    claim.setTimestamp(6, Timestamp.from(now.plusSeconds(60)));
+                    claim.setTimestamp(7, Timestamp.from(now.plusSeconds(60)));
+                    claim.setArray(8, array);
+                    int got = 0;
+                    try (ResultSet rows = claim.executeQuery()) {
+                        while (rows.next()) {
+                            rows.getBytes(6);
+                            ack.setString(1, rows.getString(1));
+                            ack.setString(2, rows.getString(3));
+                            if (ack.executeUpdate() != 1) {
+                                throw new IllegalStateException("raw ack deleted no row");
+                            }
+                            got++;
+                        }
+                    }
+                    connection.commit();
+                    if (got > 0) {
+                        nanos.add(System.nanoTime() - start);
+                        left.addAndGet(-got);
+                    }
+                }
+            }
+            return nanos;
+        });
+        return new QueueBenchmark.Result(workers, batch, send, receive);
+    }
+
+    private interface Work {
+        List<Long> run(Connection connection) throws SQLException;
+    }
+
+    private QueueBenchmark.Phase phase(int workers, int messages, Work work) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(workers);
+        try {
+            List<Connection> connections = new ArrayList<>();
+            for (int w = 0; w < workers; w++) {
+                Connection connection = DriverManager.getConnection(url, user, password);
+                connection.setAutoCommit(false);
+                connections.add(connection);
+            }
+            long start = System.nanoTime();
+            List<Future<List<Long>>> running = new ArrayList<>();
+            for (Connection connection : connections) {
+                running.add(pool.submit(() -> work.run(connection)));
+            }
+            List<Long> all = new ArrayList<>();
+            for (Future<List<Long>> future : running) {
+                all.addAll(future.get());
+            }
+            double seconds = (System.nanoTime() - start) / 1e9;
+            for (Connection connection : connections) {
+                connection.close();
+            }
+            return new QueueBenchmark.Phase(messages, seconds,
+                    new Latencies(all.stream().mapToLong(Long::longValue).toArray()));
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}
