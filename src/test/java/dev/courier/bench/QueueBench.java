@@ -21,13 +21,14 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * The transactional queue benchmark ({@code mvn -Pbench verify}, on PostgreSQL): Courier in the server against
  * the same SQL on raw JDBC, at 1, 4 and 8 workers and batches of 1, 10 and 100. Prints a table and writes it to
- * {@code target/bench/queue.md}. It asserts nothing about speed: figures are for reading, not for failing.
+ * {@code target/bench/queue.md}. Each figure is the median of three alternating rounds. It asserts nothing about speed: figures are for reading, not for failing.
  */
 @ExtendWith(ArquillianExtension.class)
 class QueueBench {
 
     private static final int[] WORKERS = {1, 4, 8};
     private static final int[] BATCHES = {1, 10, 100};
+    private static final int ROUNDS = 3;
 
     private final Http http = Http.server();
 
@@ -38,7 +39,7 @@ class QueueBench {
 
     @Test
     void measure_courier_against_raw_jdbc() throws Exception {
-        RawQueueBaseline raw = new RawQueueBaseline("jdbc:postgresql://" + System.getProperty("courier.db.host", "localhost")
+        RawQueueBaseline baselineRunner = new RawQueueBaseline("jdbc:postgresql://" + System.getProperty("courier.db.host", "localhost")
                 + ":" + System.getProperty("courier.db.port", "5432") + "/" + System.getProperty("courier.db.name", "courier"),
                 System.getProperty("courier.db.user", "courier"), System.getProperty("courier.db.password", "courier"));
         List<String> rows = new ArrayList<>();
@@ -48,20 +49,24 @@ class QueueBench {
         post("api/bench/queue", "{\"workers\": 2, \"batch\": 10, \"messages\": 2000}"); // warm-up
         for (int batch : BATCHES) {
             for (int workers : WORKERS) {
-                int messages = batch == 1 ? 2000 : batch == 10 ? 10000 : 20000;
-                JsonObject courier = post("api/bench/queue",
-                        "{\"workers\": " + workers + ", \"batch\": " + batch + ", \"messages\": " + messages + "}");
-                String queue = "raw_" + workers + "_" + batch + "_" + System.nanoTime() % 100000;
-                assertEquals(201, put("api/queues/" + queue).status());
-                QueueBenchmark.Result baseline = raw.run(queue, workers, batch, messages);
-                http.delete("api/queues/" + queue);
-                JsonObject send = courier.getJsonObject("send");
-                JsonObject receive = courier.getJsonObject("receiveAndAck");
+                int messages = batch == 1 ? 4000 : batch == 10 ? 20000 : 40000;
+                // Rounds alternate Courier and raw so that both see the same machine; medians tame the noise.
+                List<double[]> courier = new ArrayList<>();
+                List<double[]> baseline = new ArrayList<>();
+                for (int round = 0; round < ROUNDS; round++) {
+                    JsonObject run = post("api/bench/queue",
+                            "{\"workers\": " + workers + ", \"batch\": " + batch + ", \"messages\": " + messages + "}");
+                    courier.add(figures(run.getJsonObject("send"), run.getJsonObject("receiveAndAck")));
+                    String queue = "raw_" + workers + "_" + batch + "_" + round + "_" + System.nanoTime() % 100000;
+                    assertEquals(201, put("api/queues/" + queue).status());
+                    QueueBenchmark.Result raw = baselineRunner.run(queue, workers, batch, messages);
+                    http.delete("api/queues/" + queue);
+                    baseline.add(figures(raw.send(), raw.receiveAndAck()));
+                }
+                double[] c = median(courier);
+                double[] r = median(baseline);
                 rows.add(String.format(Locale.ROOT, "| %d | %d | %.0f | %.2f | %.2f | %.0f | %.0f %% | %.0f | %.2f | %.2f | %.0f | %.0f %% |",
-                        workers, batch, rate(send), ms(send, "p50Millis"), ms(send, "p99Millis"), baseline.send().perSecond(),
-                        100 * rate(send) / baseline.send().perSecond(), rate(receive), ms(receive, "p50Millis"),
-                        ms(receive, "p99Millis"), baseline.receiveAndAck().perSecond(),
-                        100 * rate(receive) / baseline.receiveAndAck().perSecond()));
+                        workers, batch, c[0], c[1], c[2], r[0], 100 * c[0] / r[0], c[3], c[4], c[5], r[3], 100 * c[3] / r[3]));
                 System.out.println(rows.get(rows.size() - 1));
             }
         }
@@ -71,12 +76,29 @@ class QueueBench {
         Files.writeString(Path.of("target/bench/queue.md"), table);
     }
 
-    private static double rate(JsonObject phase) {
-        return phase.getJsonNumber("perSecond").doubleValue();
+    /** send msg/s, p50, p99, receive+ack msg/s, p50, p99 */
+    private static double[] figures(JsonObject send, JsonObject receive) {
+        return new double[] {number(send, "perSecond"), number(send, "p50Millis"), number(send, "p99Millis"),
+            number(receive, "perSecond"), number(receive, "p50Millis"), number(receive, "p99Millis")};
     }
 
-    private static double ms(JsonObject phase, String name) {
-        return phase.getJsonNumber(name).doubleValue();
+    private static double[] figures(QueueBenchmark.Phase send, QueueBenchmark.Phase receive) {
+        return new double[] {send.perSecond(), send.latencies().percentileMillis(50), send.latencies().percentileMillis(99),
+            receive.perSecond(), receive.latencies().percentileMillis(50), receive.latencies().percentileMillis(99)};
+    }
+
+    private static double[] median(List<double[]> rounds) {
+        double[] median = new double[rounds.get(0).length];
+        for (int i = 0; i < median.length; i++) {
+            final int column = i;
+            double[] values = rounds.stream().mapToDouble(r -> r[column]).sorted().toArray();
+            median[i] = values[values.length / 2];
+        }
+        return median;
+    }
+
+    private static double number(JsonObject json, String name) {
+        return json.getJsonNumber(name).doubleValue();
     }
 
     private JsonObject post(String path, String body) {
