@@ -131,6 +131,18 @@ class MessageStore {
         }
     }
 
+    /** {@link #deleteLeased} for several messages in one batch. @return rows deleted, per message */
+    int[] deleteLeased(Connection connection, List<String> ids, List<String> tokens) throws SQLException {
+        try (PreparedStatement delete = connection.prepareStatement(QueueSql.ACK)) {
+            for (int i = 0; i < ids.size(); i++) {
+                delete.setString(1, ids.get(i));
+                delete.setString(2, tokens.get(i));
+                delete.addBatch();
+            }
+            return delete.executeBatch();
+        }
+    }
+
     /** Moves a leased message's lease expiry and redelivery time, if {@code token} is still its lease. */
     int renew(Connection connection, String id, String token, Instant expiry, Instant deliverAt) throws SQLException {
         try (PreparedStatement update = connection.prepareStatement("UPDATE courier_message SET lease_expires_at = ?, "

@@ -13,6 +13,7 @@ import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -264,6 +265,27 @@ public class TransactionalQueue {
             requireOne(store.deleteLeased(connection, id, token), id, connection);
         } catch (SQLException e) {
             throw new IllegalStateException("ack of " + id + " failed", e);
+        }
+    }
+
+    /**
+     * Acknowledges several messages in the current transaction, in one round trip: each token must delete
+     * exactly one row, or the call fails as {@link #ack} does and the whole transaction rolls back — none of
+     * them is acknowledged then.
+     */
+    public void ackAll(List<String> tokens) {
+        List<String> ids = tokens.stream().map(LeaseToken::messageId).toList();
+        try (Connection connection = store.connection()) {
+            int[] deleted = store.deleteLeased(connection, ids, tokens);
+            for (int i = 0; i < deleted.length; i++) {
+                if (deleted[i] != Statement.SUCCESS_NO_INFO) {
+                    requireOne(deleted[i], ids.get(i), connection);
+                } else if (store.find(connection, ids.get(i)).isPresent()) {
+                    throw StaleLeaseException.of(ids.get(i)); // the driver did not count: the row must be gone
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("ack of " + tokens.size() + " messages failed", e);
         }
     }
 

@@ -93,10 +93,15 @@ final class RawQueueBaseline {
                             rows.getBytes(6);
                             ack.setString(1, rows.getString(1));
                             ack.setString(2, rows.getString(3));
-                            if (ack.executeUpdate() != 1) {
-                                throw new IllegalStateException("raw ack deleted no row");
-                            }
+                            ack.addBatch();
                             got++;
+                        }
+                    }
+                    if (got > 0) {
+                        for (int deleted : ack.executeBatch()) {
+                            if (deleted != 1) {
+                                throw new IllegalStateException("raw ack deleted " + deleted + " rows");
+                            }
                         }
                     }
                     connection.commit();

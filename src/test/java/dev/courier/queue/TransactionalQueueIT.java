@@ -225,6 +225,22 @@ class TransactionalQueueIT {
     }
 
     @Test
+    void should_ack_a_batch_all_or_nothing() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            queue.send(name, Payload.json(Integer.toString(i)), SendOptions.now());
+        }
+        List<Delivery> received = queue.receive(name, 3);
+        queue.ack(received.get(2).leaseToken());
+
+        List<String> tokens = received.stream().map(Delivery::leaseToken).toList();
+        assertThrows(MessageGoneException.class, () -> queue.ackAll(tokens), "the third was acked already");
+        assertEquals(2, queues.get(name).depth(), "the failed batch acknowledged none");
+
+        queue.ackAll(tokens.subList(0, 2));
+        assertEquals(0, queues.get(name).depth());
+    }
+
+    @Test
     void should_refuse_a_stale_token_after_another_receiver_leased_the_message() {
         queue.send(name, Payload.json("1"), SendOptions.now());
         Delivery first = queue.receive(name, 1).get(0);
@@ -327,6 +343,83 @@ class TransactionalQueueIT {
         assertThrows(dev.courier.platform.ProblemException.class, () -> queue.receive(name, 0));
         assertThrows(StaleLeaseException.class, () -> queue.ack("not-a-token"));
         assertEquals(0, queues.get(name).depth(), "no half-done write");
+    }
+
+    @Test
+    void should_replay_all_dead_messages_spread_at_the_given_rate() {
+        QueueName once = QueueName.of(name.value() + "x");
+        queues.define(new QueueSpec(once, Duration.ofSeconds(10), 1, Backoff.DEFAULT));
+        try {
+            for (int i = 0; i < 3; i++) {
+                queue.send(once, Payload.json(Integer.toString(i)), SendOptions.now());
+            }
+            for (Delivery delivery : queue.receive(once, 3)) {
+                queue.release(delivery.leaseToken(), Duration.ZERO, "poison");
+            }
+            assertEquals(3, queues.get(once).dead(), "one attempt only: released means dead");
+
+            assertEquals(3, dead.replay(once, List.of(), 2.0, null));
+
+            List<MessageView> live = messages.query(once, MessageFilter.all(), null, 10).messages();
+            List<Instant> times = live.stream().map(MessageView::deliverAt).sorted().toList();
+            assertEquals(Duration.ofMillis(500), Duration.between(times.get(0), times.get(1)), "2 per second");
+            assertEquals(Duration.ofMillis(500), Duration.between(times.get(1), times.get(2)));
+            assertEquals(1, queue.receive(once, 3).size(), "only the first is due at once");
+        } finally {
+            queues.drop(once);
+        }
+    }
+
+    @Test
+    void should_purge_dead_messages_older_than_the_retention() {
+        QueueName once = QueueName.of(name.value() + "r");
+        queues.define(new QueueSpec(once, Duration.ofSeconds(10), 1, Backoff.DEFAULT));
+        try {
+            queue.send(once, Payload.json("1"), SendOptions.now());
+            queue.release(queue.receive(once, 1).get(0).leaseToken(), null, "poison");
+            sweeper.sweep();
+            assertEquals(1, queues.get(once).dead(), "kept within the retention");
+
+            clock.advance(Duration.ofDays(14).plusMinutes(1));
+            sweeper.sweep();
+
+            assertEquals(0, queues.get(once).dead(), "purged after courier.queue.dead-retention");
+        } finally {
+            queues.drop(once);
+        }
+    }
+
+    @Test
+    void should_query_messages_by_key_attempts_and_delivery_time() {
+        Instant now = clock.instant();
+        queue.send(name, Payload.json("1"), SendOptions.now().withKey("a"));
+        queue.send(name, Payload.json("2"), SendOptions.now().after(Duration.ofHours(2)));
+        queue.receive(name, 1);
+
+        assertEquals(1, messages.query(name, new MessageFilter(null, null, null, null, "a"), null, 10).messages().size());
+        assertEquals(1, messages.query(name, new MessageFilter(null, null, null, 1, null), null, 10).messages().size());
+        assertEquals(1, messages.query(name, new MessageFilter(null, now.plus(Duration.ofHours(1)), null, null, null),
+                null, 10).messages().size());
+        assertEquals(1, messages.query(name, MessageFilter.in(MessageState.LEASED), null, 10).messages().size());
+        assertEquals(1, messages.query(name, MessageFilter.in(MessageState.SCHEDULED), null, 10).messages().size());
+    }
+
+    @Test
+    void should_refuse_a_queue_past_the_configured_limit() {
+        List<QueueName> created = new java.util.ArrayList<>();
+        try {
+            int room = 100 - queues.list().size();
+            for (int i = 0; i < room; i++) {
+                QueueName extra = QueueName.of(name.value() + "l" + i);
+                queues.define(QueueSpec.of(extra));
+                created.add(extra);
+            }
+            QueueName oneTooMany = QueueName.of(name.value() + "over");
+            assertThrows(QueueLimitException.class, () -> queues.define(QueueSpec.of(oneTooMany)));
+            assertEquals(100, queues.list().size());
+        } finally {
+            created.forEach(queues::drop);
+        }
     }
 
     private Instant deliverAt(String id) throws Exception {
