@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.courier.testing.CourierDeployment;
 import dev.courier.testing.Http;
 import jakarta.json.JsonObject;
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -58,7 +56,7 @@ class QueueBench {
                             "{\"workers\": " + workers + ", \"batch\": " + batch + ", \"messages\": " + messages + "}");
                     courier.add(figures(run.getJsonObject("send"), run.getJsonObject("receiveAndAck")));
                     String queue = "raw_" + workers + "_" + batch + "_" + round + "_" + System.nanoTime() % 100000;
-                    assertEquals(201, put("api/queues/" + queue).status());
+                    assertEquals(201, http.put("api/queues/" + queue, "{\"leaseSeconds\": 60}").status());
                     QueueBenchmark.Result raw = baselineRunner.run(queue, workers, batch, messages);
                     http.delete("api/queues/" + queue);
                     baseline.add(figures(raw.send(), raw.receiveAndAck()));
@@ -105,11 +103,5 @@ class QueueBench {
         Http.Response response = http.post(path, body);
         assertEquals(200, response.status(), response::toString);
         return response.json();
-    }
-
-    private Http.Response put(String path) {
-        return http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + System.getProperty("it.http.port", "19080")
-                + "/" + path)).header("Content-Type", "application/json")
-                .PUT(HttpRequest.BodyPublishers.ofString("{\"leaseSeconds\": 60}")));
     }
 }

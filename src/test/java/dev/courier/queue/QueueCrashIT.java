@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.courier.testing.Http;
 import dev.courier.testing.LibertyProcess;
 import jakarta.json.JsonObject;
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
@@ -44,11 +42,8 @@ class QueueCrashIT {
     @Test
     void should_lose_no_message_when_the_server_is_killed_mid_flow() throws Exception {
         String queue = "crash" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-        assertEquals(201, http.send(HttpRequest.newBuilder(URI.create("http://localhost:"
-                + System.getProperty("it.http.port", "19080") + "/api/queues/" + queue))
-                .header("Content-Type", "application/json")
-                .PUT(HttpRequest.BodyPublishers.ofString("{\"leaseSeconds\": 3, \"maxAttempts\": 100, "
-                        + "\"backoff\": {\"initialSeconds\": 0, \"multiplier\": 1, \"maxSeconds\": 0}}"))).status());
+        assertEquals(201, http.put("api/queues/" + queue, "{\"leaseSeconds\": 3, \"maxAttempts\": 100, "
+                + "\"backoff\": {\"initialSeconds\": 0, \"multiplier\": 1, \"maxSeconds\": 0}}").status());
         Set<String> sent = ConcurrentHashMap.newKeySet();
         for (int i = 0; i < 200; i++) {
             sent.add(send(queue, i));

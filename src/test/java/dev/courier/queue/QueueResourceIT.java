@@ -8,8 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.courier.testing.CourierDeployment;
 import dev.courier.testing.Http;
 import jakarta.json.JsonObject;
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -38,7 +36,7 @@ class QueueResourceIT {
     @BeforeEach
     void createQueue() {
         queue = "r" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
-        Http.Response created = put("api/queues/" + queue,
+        Http.Response created = http.put("api/queues/" + queue,
                 "{\"leaseSeconds\": 30, \"maxAttempts\": 2, \"backoff\": {\"initialSeconds\": 1, \"multiplier\": 3, \"maxSeconds\": 9}}");
         assertEquals(201, created.status(), created::toString);
     }
@@ -57,7 +55,7 @@ class QueueResourceIT {
         assertEquals(3.0, shown.getJsonObject("backoff").getJsonNumber("multiplier").doubleValue());
         assertEquals(0, shown.getInt("depth"));
 
-        Http.Response updated = put("api/queues/" + queue, "{\"leaseSeconds\": 12}");
+        Http.Response updated = http.put("api/queues/" + queue, "{\"leaseSeconds\": 12}");
         assertEquals(200, updated.status(), updated::toString);
         assertEquals(12.0, updated.json().getJsonNumber("leaseSeconds").doubleValue());
         assertTrue(http.get("api/queues").body().contains("\"" + queue + "\""));
@@ -172,8 +170,8 @@ class QueueResourceIT {
         String fakeToken = UUID.randomUUID() + ".00";
         assertAll(
                 // names and unknown queues
-                () -> assertProblem(400, put("api/queues/9lives", "{}")),
-                () -> assertProblem(400, put("api/queues/" + "q".repeat(64), "{}")),
+                () -> assertProblem(400, http.put("api/queues/9lives", "{}")),
+                () -> assertProblem(400, http.put("api/queues/" + "q".repeat(64), "{}")),
                 () -> assertProblem(400, http.get("api/queues/bad-name")),
                 () -> assertProblem(404, http.get(unknown)),
                 () -> assertProblem(404, http.post(unknown + "/messages", "{\"payload\": 1}")),
@@ -181,13 +179,13 @@ class QueueResourceIT {
                 () -> assertProblem(404, http.get(unknown + "/messages")),
                 () -> assertProblem(404, http.get(unknown + "/dead")),
                 // queue definitions
-                () -> assertProblem(400, put("api/queues/" + queue, "{\"leaseSeconds\": 0}")),
-                () -> assertProblem(400, put("api/queues/" + queue, "{\"maxAttempts\": 0}")),
-                () -> assertProblem(400, put("api/queues/" + queue, "{\"maxAttempts\": \"ten\"}")),
-                () -> assertProblem(400, put("api/queues/" + queue, "{\"backoff\": {\"multiplier\": 0.5}}")),
-                () -> assertProblem(400, put("api/queues/" + queue, "{\"backoff\": {\"initialSeconds\": 9, \"maxSeconds\": 1}}")),
-                () -> assertProblem(400, put("api/queues/" + queue, "{\"name\": \"other\"}")),
-                () -> assertProblem(400, put("api/queues/" + queue, "[]")),
+                () -> assertProblem(400, http.put("api/queues/" + queue, "{\"leaseSeconds\": 0}")),
+                () -> assertProblem(400, http.put("api/queues/" + queue, "{\"maxAttempts\": 0}")),
+                () -> assertProblem(400, http.put("api/queues/" + queue, "{\"maxAttempts\": \"ten\"}")),
+                () -> assertProblem(400, http.put("api/queues/" + queue, "{\"backoff\": {\"multiplier\": 0.5}}")),
+                () -> assertProblem(400, http.put("api/queues/" + queue, "{\"backoff\": {\"initialSeconds\": 9, \"maxSeconds\": 1}}")),
+                () -> assertProblem(400, http.put("api/queues/" + queue, "{\"name\": \"other\"}")),
+                () -> assertProblem(400, http.put("api/queues/" + queue, "[]")),
                 // send
                 () -> assertProblem(400, http.post(messages(), "{}")),
                 () -> assertProblem(400, http.post(messages(), "{\"payload\": null}")),
@@ -244,11 +242,6 @@ class QueueResourceIT {
         Http.Response response = http.post(receive(), body);
         assertEquals(200, response.status(), response::toString);
         return response.json().getJsonArray("messages").getValuesAs(JsonObject.class);
-    }
-
-    private Http.Response put(String path, String json) {
-        return http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + System.getProperty("it.http.port", "19080")
-                + "/" + path)).header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(json)));
     }
 
     private static void assertProblem(int status, Http.Response response) {

@@ -423,15 +423,7 @@ class TransactionalQueueIT {
     }
 
     private Instant deliverAt(String id) throws Exception {
-        try (Connection connection = dataSource.getConnection();
-                PreparedStatement select = connection.prepareStatement(
-                        "SELECT deliver_at FROM courier_message WHERE id = ?")) {
-            select.setString(1, id);
-            try (ResultSet rows = select.executeQuery()) {
-                rows.next();
-                return rows.getTimestamp(1).toInstant();
-            }
-        }
+        return ((Timestamp) scalar("SELECT deliver_at FROM courier_message WHERE id = ?", id)).toInstant();
     }
 
     private void insertBusinessRow(String body) throws Exception {
@@ -446,13 +438,16 @@ class TransactionalQueueIT {
     }
 
     private long businessRows(String body) throws Exception {
+        return ((Number) scalar("SELECT COUNT(*) FROM courier_probe_record WHERE body = ?", body)).longValue();
+    }
+
+    private Object scalar(String sql, String parameter) throws Exception {
         try (Connection connection = dataSource.getConnection();
-                PreparedStatement select = connection.prepareStatement(
-                        "SELECT COUNT(*) FROM courier_probe_record WHERE body = ?")) {
-            select.setString(1, body);
+                PreparedStatement select = connection.prepareStatement(sql)) {
+            select.setString(1, parameter);
             try (ResultSet rows = select.executeQuery()) {
                 rows.next();
-                return rows.getLong(1);
+                return rows.getObject(1);
             }
         }
     }

@@ -36,6 +36,11 @@ public final class Http {
         return send(HttpRequest.newBuilder(base.resolve(path)).DELETE());
     }
 
+    public Response put(String path, String json) {
+        return send(HttpRequest.newBuilder(base.resolve(path)).header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(json)));
+    }
+
     public Response post(String path, String json) {
         return post(path, "application/json", json);
     }
