@@ -1,6 +1,8 @@
 package dev.courier.platform;
 
 import jakarta.ejb.EJBException;
+import jakarta.jms.JMSException;
+import jakarta.jms.JMSRuntimeException;
 import jakarta.json.Json;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObjectBuilder;
@@ -10,14 +12,16 @@ import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
+import java.sql.SQLException;
 import java.util.UUID;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
  * Turns every exception that reaches the REST layer into an RFC 9457 {@code application/problem+json} body
- * with {@code type}, {@code title}, {@code status} and {@code detail}. A caller never sees a stack trace:
- * unexpected failures answer 500 with a reference that is also logged, with the stack trace, at SEVERE.
+ * with {@code type}, {@code title}, {@code status} and {@code detail}. A caller never sees a stack trace: an
+ * unreachable broker or database (connection failure) answers 503, other unexpected failures 500 with a
+ * reference that is also logged, with the stack trace, at SEVERE.
  */
 @Provider
 public class ProblemMapper implements ExceptionMapper<Throwable> {
@@ -41,6 +45,17 @@ public class ProblemMapper implements ExceptionMapper<Throwable> {
                 || thrown instanceof ProcessingException) {
             return respond(400, "urn:courier:problem:malformed-body", "Malformed request body",
                     "The request body is not valid JSON of the expected shape.");
+        }
+        if (find(thrown, JMSException.class) != null || find(thrown, JMSRuntimeException.class) != null) {
+            LOG.log(Level.WARNING, "broker unavailable", thrown);
+            return respond(503, "urn:courier:problem:broker-unavailable", "Broker unavailable",
+                    "The message broker did not answer; nothing was committed. Retry later.");
+        }
+        SQLException sql = find(thrown, SQLException.class);
+        if (sql != null && sql.getSQLState() != null && sql.getSQLState().startsWith("08")) {
+            LOG.log(Level.WARNING, "database unavailable", thrown);
+            return respond(503, "urn:courier:problem:database-unavailable", "Database unavailable",
+                    "The database connection failed; nothing was committed. Retry later.");
         }
         String reference = UUID.randomUUID().toString();
         LOG.log(Level.SEVERE, "Unexpected failure, reference " + reference, thrown);

@@ -15,7 +15,10 @@ import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** Readiness follows the broker for real: DOWN while it is stopped, UP again once it is back. */
+/**
+ * Readiness follows the broker for real: DOWN while it is stopped, UP again once it is back; meanwhile the XA
+ * probe answers 503 and writes nothing.
+ */
 @ExtendWith(ArquillianExtension.class)
 class ReadinessIT {
 
@@ -48,6 +51,13 @@ class ReadinessIT {
             });
             assertEquals("DOWN", check(down, "broker"));
             assertEquals("UP", check(down, "database"), "only the broker is down");
+
+            String body = "broker-down-" + java.util.UUID.randomUUID();
+            Http.Response refused = http.post("api/twophase/probes", "{\"body\": \"" + body + "\"}");
+            assertEquals(503, refused.status(), refused::toString);
+            assertEquals("application/problem+json", refused.contentType());
+            assertEquals(0, http.get("api/test/probes/count?body=" + body).json().getInt("count"),
+                    "the XA transaction rolled back: no row without its message");
         } finally {
             Broker.start();
         }

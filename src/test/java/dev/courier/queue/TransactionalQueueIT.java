@@ -332,6 +332,20 @@ class TransactionalQueueIT {
     }
 
     @Test
+    void should_mark_the_callers_transaction_rollback_only_when_a_call_is_refused() throws Exception {
+        transaction.begin();
+        try {
+            queue.send(name, Payload.json("1"), SendOptions.now());
+            assertThrows(QueueNotFoundException.class,
+                    () -> queue.send(QueueName.of("nosuchqueue"), Payload.json("2"), SendOptions.now()));
+            assertEquals(jakarta.transaction.Status.STATUS_MARKED_ROLLBACK, transaction.getStatus());
+        } finally {
+            transaction.rollback();
+        }
+        assertEquals(0, queues.get(name).depth(), "the refused call took the earlier send down with it");
+    }
+
+    @Test
     void should_reject_bad_input_with_typed_errors() {
         assertThrows(InvalidQueueNameException.class, () -> QueueName.of("1starts-with-digit"));
         assertThrows(InvalidQueueNameException.class, () -> QueueName.of("x".repeat(64)));
