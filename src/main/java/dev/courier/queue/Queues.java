@@ -3,6 +3,7 @@ package dev.courier.queue;
 import static dev.courier.queue.MessageStore.instant;
 import static dev.courier.queue.MessageStore.timestamp;
 
+import dev.courier.platform.ProblemException;
 import jakarta.ejb.Stateless;
 import jakarta.inject.Inject;
 import java.sql.Connection;
@@ -45,6 +46,7 @@ public class Queues {
      *
      * @return true when the queue was created
      * @throws QueueLimitException 409 when creating it would exceed {@code courier.queue.max-queues}
+     * @throws ProblemException 409 when a concurrent request created the same queue first
      */
     public boolean define(QueueSpec spec) {
         Instant now = clock.instant();
@@ -72,6 +74,12 @@ public class Queues {
                 insert.setTimestamp(7, timestamp(now));
                 insert.setString(8, spec.name().value());
                 insert.executeUpdate();
+            } catch (SQLException e) {
+                if ("23505".equals(e.getSQLState())) { // another caller created it between our check and insert
+                    throw new ProblemException(409, "Concurrent change",
+                            "queue " + spec.name() + " was created by a concurrent request; retry to update it");
+                }
+                throw e;
             }
             return true;
         } catch (SQLException e) {
