@@ -61,7 +61,7 @@ class QueueCrashIT {
                 }
             }
         });
-        Thread.sleep(300);
+        Thread.sleep(1000); // let the sender get going: some sends must be in flight at the kill
         LIBERTY.kill();
         sending.set(false);
         sender.join();

@@ -154,13 +154,16 @@ class QueueResourceIT {
     void should_refuse_a_fifth_waiting_receiver_with_429() throws Exception {
         List<CompletableFuture<Http.Response>> waiting = new ArrayList<>();
         for (int i = 0; i < 4; i++) { // the test server allows 4 (COURIER_QUEUE_MAX_WAITERS in pom.xml)
-            waiting.add(CompletableFuture.supplyAsync(() -> http.post(receive(), "{\"max\": 1, \"waitSeconds\": 4}")));
+            waiting.add(CompletableFuture.supplyAsync(() -> http.post(receive(), "{\"max\": 1, \"waitSeconds\": 8}")));
         }
-        TimeUnit.MILLISECONDS.sleep(1500); // let them start waiting (ordering only)
-
-        assertProblem(429, http.post(receive(), "{\"max\": 1, \"waitSeconds\": 4}"));
+        // Until all four wait, a fifth is admitted (and waits half a second); once they do, it is refused.
+        Http.Response fifth = null;
+        for (int attempt = 0; attempt < 20 && (fifth == null || fifth.status() != 429); attempt++) {
+            fifth = http.post(receive(), "{\"max\": 1, \"waitSeconds\": 0.5}");
+        }
+        assertProblem(429, fifth);
         for (CompletableFuture<Http.Response> receiver : waiting) {
-            assertEquals(200, receiver.get(30, TimeUnit.SECONDS).status());
+            assertEquals(200, receiver.get(60, TimeUnit.SECONDS).status());
         }
     }
 
