@@ -83,9 +83,9 @@ class MessageStore {
 
     // --- messages
 
-    /** A row to insert. */
-    record NewMessage(String id, QueueName queue, Instant deliverAt, String key, Payload payload,
-            java.util.Map<String, String> headers, Instant createdAt) {
+    /** A row to insert; {@code headers} already encoded by {@link Headers#encode}. */
+    record NewMessage(String id, QueueName queue, Instant deliverAt, String key, Payload payload, String headers,
+            Instant createdAt) {
     }
 
     void insert(Connection connection, List<NewMessage> messages) throws SQLException {
@@ -97,7 +97,7 @@ class MessageStore {
                 insert.setString(4, message.key());
                 insert.setString(5, message.payload().type().name());
                 insert.setBytes(6, message.payload().bytes());
-                insert.setString(7, Headers.encode(message.headers()));
+                insert.setString(7, message.headers());
                 insert.setTimestamp(8, timestamp(message.createdAt()));
                 insert.addBatch();
             }

@@ -109,9 +109,8 @@ public class TransactionalQueue {
                         continue;
                     }
                 }
-                Headers.encode(options.headers()); // validates the size before anything is written
                 rows.add(new MessageStore.NewMessage(id, queue, deliverAt, options.key(), message.payload(),
-                        options.headers(), now));
+                        Headers.encode(options.headers()), now));
                 results.add(new Sent(id, deliverAt, false));
             }
             if (!rows.isEmpty()) {

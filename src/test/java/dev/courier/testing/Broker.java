@@ -12,6 +12,8 @@ import org.apache.activemq.artemis.api.core.client.ClientSessionFactory;
 import org.apache.activemq.artemis.api.core.client.ServerLocator;
 import org.apache.activemq.artemis.api.core.management.ManagementHelper;
 import org.apache.activemq.artemis.api.core.management.ResourceNames;
+import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
+import jakarta.jms.JMSContext;
 
 /**
  * The test run's Artemis broker, seen from outside Courier: its own management counters (so a test checks
@@ -27,6 +29,19 @@ public final class Broker {
     /** How many messages were ever added to {@code queue} on the broker (not counting redeliveries). */
     public static long messagesAdded(String queue) {
         return ((Number) attribute(ResourceNames.QUEUE + queue, "messagesAdded")).longValue();
+    }
+
+    /** Messages currently in {@code queue} (not yet acknowledged by a consumer). */
+    public static long messageCount(String queue) {
+        return ((Number) attribute(ResourceNames.QUEUE + queue, "messageCount")).longValue();
+    }
+
+    /** Sends a JMS text message with one string property straight to the broker, bypassing Courier. */
+    public static void sendText(String queue, String text, String property, String value) {
+        try (ActiveMQConnectionFactory factory = new ActiveMQConnectionFactory("tcp://127.0.0.1:" + PORT);
+                JMSContext context = factory.createContext("courier", "courier")) {
+            context.createProducer().setProperty(property, value).send(context.createQueue(queue), text);
+        }
     }
 
     private static Object attribute(String resource, String attribute) {

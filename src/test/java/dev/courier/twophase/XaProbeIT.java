@@ -61,6 +61,22 @@ class XaProbeIT {
     }
 
     @Test
+    void should_process_a_duplicate_delivery_of_the_same_record_once() throws Exception {
+        Http.Response created = http.post("api/twophase/probes", json(unique("duplicate")));
+        String id = created.json().getString("id");
+        JsonObject original = awaitReceipt(id);
+        long before = Broker.messagesAdded(QUEUE);
+
+        Broker.sendText(QUEUE, "a second copy", XaProbe.RECORD_ID, id); // as if the broker delivered twice
+
+        Eventually.until("the copy consumed", DELIVERY, () -> Broker.messageCount(QUEUE) == 0
+                && Broker.messagesAdded(QUEUE) == before + 1);
+        JsonObject receipt = http.get("api/twophase/probes/" + id).json().getJsonObject("receipt");
+        assertEquals(original.getString("messageId"), receipt.getString("messageId"), "the first receipt stands");
+        assertEquals(original.getString("body"), receipt.getString("body"));
+    }
+
+    @Test
     void should_leave_neither_row_nor_message_when_the_bean_throws_after_sending() {
         http.post("api/test/faults/" + XaProbe.AFTER_SEND, "");
         long before = Broker.messagesAdded(QUEUE);
