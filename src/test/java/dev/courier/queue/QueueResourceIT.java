@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
@@ -152,9 +154,12 @@ class QueueResourceIT {
 
     @Test
     void should_refuse_a_fifth_waiting_receiver_with_429() throws Exception {
+        // Own threads: the common pool may have a single thread on a small machine.
+        ExecutorService threads = Executors.newFixedThreadPool(4);
         List<CompletableFuture<Http.Response>> waiting = new ArrayList<>();
         for (int i = 0; i < 4; i++) { // the test server allows 4 (COURIER_QUEUE_MAX_WAITERS in pom.xml)
-            waiting.add(CompletableFuture.supplyAsync(() -> http.post(receive(), "{\"max\": 1, \"waitSeconds\": 8}")));
+            waiting.add(CompletableFuture.supplyAsync(() -> http.post(receive(), "{\"max\": 1, \"waitSeconds\": 8}"),
+                    threads));
         }
         // Until all four wait, a fifth is admitted (and waits half a second); once they do, it is refused.
         Http.Response fifth = null;
@@ -165,6 +170,7 @@ class QueueResourceIT {
         for (CompletableFuture<Http.Response> receiver : waiting) {
             assertEquals(200, receiver.get(60, TimeUnit.SECONDS).status());
         }
+        threads.shutdown();
     }
 
     @Test
