@@ -16,6 +16,8 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.container.AsyncResponse;
+import jakarta.ws.rs.container.Suspended;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.time.Duration;
@@ -46,6 +48,9 @@ public class QueueResource {
 
     @Inject
     private DeadLetters dead;
+
+    @Inject
+    private WaitingReceive waiting;
 
     @GET
     public JsonObject list() {
@@ -121,15 +126,25 @@ public class QueueResource {
     @POST
     @Path("{queue}/receive")
     @Consumes(MediaType.APPLICATION_JSON)
-    public JsonObject receive(@PathParam("queue") String name, JsonValue body) {
+    public void receive(@PathParam("queue") String name, JsonValue body, @Suspended AsyncResponse response) {
         QueueName queueName = QueueName.of(name);
         JsonRequest request = JsonRequest.of(body);
         int max = request.integer("max", 1, Integer.MAX_VALUE)
                 .orElseThrow(() -> ProblemException.invalid("'max' is required"));
         Duration lease = request.seconds("leaseSeconds", 0.001, QueueSpec.MAX_LEASE.toSeconds()).orElse(null);
         Duration wait = request.seconds("waitSeconds", 0, 3600).orElse(Duration.ZERO);
+        if (wait.isZero()) {
+            response.resume(deliveries(queue.receive(queueName, max, lease)));
+            return;
+        }
+        // A long poll holds no request thread: the answer is sent when the waiting receive completes.
+        waiting.start(queueName, max, lease, wait).whenComplete((received, failure) ->
+                response.resume(failure != null ? failure : deliveries(received)));
+    }
+
+    private static JsonObject deliveries(List<Delivery> deliveries) {
         JsonArrayBuilder received = Json.createArrayBuilder();
-        queue.receive(queueName, max, lease, wait).forEach(d -> received.add(QueueJson.delivery(d)));
+        deliveries.forEach(d -> received.add(QueueJson.delivery(d)));
         return Json.createObjectBuilder().add("messages", received).build();
     }
 

@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -53,6 +54,9 @@ public class TransactionalQueue {
 
     @Inject
     private Waiters waiters;
+
+    @Inject
+    private WaitingReceive waiting;
 
     @Inject
     private Clock clock;
@@ -166,38 +170,23 @@ public class TransactionalQueue {
      * Waits up to {@code wait} for messages, then leases up to {@code max} of them. Not transactional: each claim
      * commits in its own transaction (a caller's transaction is suspended meanwhile), so a caller's rollback does
      * not return the messages — their leases expire instead. A send committed in this server wakes the waiter at
-     * once; otherwise it polls with back-off up to {@code courier.queue.poll-interval-max}.
+     * once; otherwise it polls with back-off up to {@code courier.queue.poll-interval-max}. Over HTTP the wait
+     * holds no request thread.
      *
      * @throws QueueLimitException 429 when {@code courier.queue.max-waiters} receivers already wait on the queue
      */
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public List<Delivery> receive(QueueName queue, int max, Duration lease, Duration wait) {
-        TransactionalQueue self = context.getBusinessObject(TransactionalQueue.class);
         if (wait == null || wait.isZero()) {
-            return self.receive(queue, max, lease);
+            return context.getBusinessObject(TransactionalQueue.class).receive(queue, max, lease);
         }
-        if (wait.isNegative() || wait.compareTo(settings.maxWait) > 0) {
-            throw ProblemException.invalid("wait must be between 0 and " + settings.maxWait.toSeconds() + " seconds");
-        }
-        Waiters.Signal signal = waiters.enter(queue, settings.maxWaiters);
         try {
-            long deadline = System.nanoTime() + wait.toNanos();
-            long poll = Duration.ofMillis(50).toNanos();
-            while (true) {
-                long seen = signal.generation();
-                List<Delivery> deliveries = self.receive(queue, max, lease);
-                long left = deadline - System.nanoTime();
-                if (!deliveries.isEmpty() || left <= 0) {
-                    return deliveries;
-                }
-                signal.awaitChange(seen, Math.min(left, poll));
-                poll = Math.min(poll * 2, settings.pollIntervalMax.toNanos());
-            }
+            return waiting.start(queue, max, lease, wait).get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return List.of();
-        } finally {
-            signal.leave();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException runtime ? runtime : new IllegalStateException(e.getCause());
         }
     }
 

@@ -1,9 +1,10 @@
 package dev.courier.queue;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -33,31 +34,43 @@ class Waiters {
         }
     }
 
-    /** A queue's wake-up signal: a generation number that every committed send increments. */
+    /**
+     * A queue's wake-up signal: a generation number that every committed send increments, and the callbacks of
+     * waiters to run when it does. Waiters hold no thread while they wait.
+     */
     static final class Signal {
 
         private final AtomicInteger waiting = new AtomicInteger();
+        private final List<Runnable> listeners = new ArrayList<>();
         private long generation;
 
         synchronized long generation() {
             return generation;
         }
 
-        private synchronized void bump() {
-            generation++;
-            notifyAll();
+        private void bump() {
+            List<Runnable> woken;
+            synchronized (this) {
+                generation++;
+                woken = new ArrayList<>(listeners);
+                listeners.clear();
+            }
+            woken.forEach(Runnable::run);
         }
 
-        /** Waits until the generation moves past {@code seen} or {@code nanos} pass. */
-        synchronized void awaitChange(long seen, long nanos) throws InterruptedException {
-            long deadline = System.nanoTime() + nanos;
-            while (generation == seen) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
+        /** Runs {@code listener} once the generation moves past {@code seen} (at once if it already has). */
+        void onChange(long seen, Runnable listener) {
+            synchronized (this) {
+                if (generation == seen) {
+                    listeners.add(listener);
                     return;
                 }
-                TimeUnit.NANOSECONDS.timedWait(this, left);
             }
+            listener.run();
+        }
+
+        synchronized void forget(Runnable listener) {
+            listeners.remove(listener);
         }
 
         void leave() {

@@ -15,7 +15,9 @@ import java.time.Duration;
 /** A small HTTP client for client-side tests: requests against the test server, JSON bodies parsed. */
 public final class Http {
 
-    private static final HttpClient CLIENT = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    // HTTP/1.1: with the default (HTTP/2 upgrade) the JDK client holds concurrent requests until the first answers.
+    private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
 
     private final URI base;
 

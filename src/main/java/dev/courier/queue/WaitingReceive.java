@@ -1,0 +1,123 @@
+package dev.courier.queue;
+
+import dev.courier.platform.ProblemException;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A receive that waits for messages without holding a thread: each attempt is a short claim in its own
+ * transaction, run at once, then again when a send to the queue commits in this server, or after a poll
+ * interval that doubles from 50 ms up to {@code courier.queue.poll-interval-max} (for sends on other servers
+ * and messages falling due). Completes with the first non-empty claim, or with nothing when the wait is over.
+ */
+@ApplicationScoped
+class WaitingReceive {
+
+    private static final long FIRST_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+    @Inject
+    private TransactionalQueue queue;
+
+    @Inject
+    private Waiters waiters;
+
+    @Inject
+    private QueueSettings settings;
+
+    @Resource(lookup = "java:comp/DefaultManagedScheduledExecutorService")
+    private ManagedScheduledExecutorService scheduler;
+
+    /**
+     * Starts waiting; the first claim runs in the calling thread, so an unknown queue or bad input fails here.
+     *
+     * @throws QueueLimitException 429 when too many receivers already wait on the queue
+     */
+    CompletableFuture<List<Delivery>> start(QueueName name, int max, Duration lease, Duration wait) {
+        if (wait.isNegative() || wait.compareTo(settings.maxWait) > 0) {
+            throw ProblemException.invalid("wait must be between 0 and " + settings.maxWait.toSeconds() + " seconds");
+        }
+        Waiters.Signal signal = waiters.enter(name, settings.maxWaiters);
+        Attempt attempt = new Attempt(name, max, lease, signal, System.nanoTime() + wait.toNanos());
+        try {
+            attempt.run();
+        } catch (RuntimeException e) {
+            signal.leave();
+            throw e;
+        }
+        return attempt.result;
+    }
+
+    /** One waiting receiver: its deadline, its poll interval, and what is scheduled for it next. */
+    private final class Attempt implements Runnable {
+
+        private final CompletableFuture<List<Delivery>> result = new CompletableFuture<>();
+        private final QueueName name;
+        private final int max;
+        private final Duration lease;
+        private final Waiters.Signal signal;
+        private final long deadline;
+        private final Runnable wake = this::wakeUp;
+        private long poll = FIRST_POLL_NANOS;
+        private ScheduledFuture<?> next;
+        private boolean first = true;
+
+        Attempt(QueueName name, int max, Duration lease, Waiters.Signal signal, long deadline) {
+            this.name = name;
+            this.max = max;
+            this.lease = lease;
+            this.signal = signal;
+            this.deadline = deadline;
+        }
+
+        @Override
+        public synchronized void run() {
+            if (result.isDone()) {
+                return;
+            }
+            List<Delivery> deliveries;
+            long seen = signal.generation();
+            try {
+                deliveries = queue.receive(name, max, lease);
+            } catch (RuntimeException e) {
+                if (first) {
+                    throw e; // the caller's thread: let it fail as a plain receive would
+                }
+                finish(null, e);
+                return;
+            } finally {
+                first = false;
+            }
+            long left = deadline - System.nanoTime();
+            if (!deliveries.isEmpty() || left <= 0) {
+                finish(deliveries, null);
+                return;
+            }
+            next = scheduler.schedule(this, Math.min(left, poll), TimeUnit.NANOSECONDS);
+            poll = Math.min(poll * 2, settings.pollIntervalMax.toNanos());
+            signal.onChange(seen, wake);
+        }
+
+        private synchronized void wakeUp() {
+            if (!result.isDone() && next != null && next.cancel(false)) {
+                next = scheduler.schedule(this, 0, TimeUnit.NANOSECONDS);
+            }
+        }
+
+        private void finish(List<Delivery> deliveries, Throwable failure) {
+            signal.forget(wake);
+            signal.leave();
+            if (failure != null) {
+                result.completeExceptionally(failure);
+            } else {
+                result.complete(deliveries);
+            }
+        }
+    }
+}
