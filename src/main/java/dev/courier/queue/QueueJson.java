@@ -14,7 +14,7 @@ final class QueueJson {
     private QueueJson() {
     }
 
-    static JsonObject queue(QueueInfo info) {
+    static JsonObject queue(QueueInfo info, int waiting) {
         QueueSpec spec = info.spec();
         JsonObjectBuilder json = Json.createObjectBuilder()
                 .add("name", spec.name().value())
@@ -25,7 +25,8 @@ final class QueueJson {
                         .add("multiplier", spec.backoff().multiplier())
                         .add("maxSeconds", seconds(spec.backoff().max())))
                 .add("depth", info.depth())
-                .add("dead", info.dead());
+                .add("dead", info.dead())
+                .add("waiting", waiting);
         info.oldestAge().ifPresentOrElse(age -> json.add("oldestAgeSeconds", seconds(age)),
                 () -> json.addNull("oldestAgeSeconds"));
         return json.build();

@@ -52,10 +52,13 @@ public class QueueResource {
     @Inject
     private WaitingReceive waiting;
 
+    @Inject
+    private Waiters waiters;
+
     @GET
     public JsonObject list() {
         JsonArrayBuilder all = Json.createArrayBuilder();
-        queues.list().forEach(info -> all.add(QueueJson.queue(info)));
+        queues.list().forEach(info -> all.add(QueueJson.queue(info, waiters.waiting(info.spec().name()))));
         return Json.createObjectBuilder().add("queues", all).build();
     }
 
@@ -76,13 +79,14 @@ public class QueueResource {
                 request.seconds("leaseSeconds", 0.001, QueueSpec.MAX_LEASE.toSeconds()).orElse(QueueSpec.DEFAULT_LEASE),
                 request.integer("maxAttempts", 1, 1000).orElse(QueueSpec.DEFAULT_MAX_ATTEMPTS), backoff);
         boolean created = queues.define(spec);
-        return Response.status(created ? 201 : 200).entity(QueueJson.queue(queues.get(queueName))).build();
+        return Response.status(created ? 201 : 200).entity(QueueJson.queue(queues.get(queueName), 0)).build();
     }
 
     @GET
     @Path("{queue}")
     public JsonObject get(@PathParam("queue") String name) {
-        return QueueJson.queue(queues.get(QueueName.of(name)));
+        QueueName queueName = QueueName.of(name);
+        return QueueJson.queue(queues.get(queueName), waiters.waiting(queueName));
     }
 
     @DELETE

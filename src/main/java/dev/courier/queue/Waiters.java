@@ -26,6 +26,12 @@ class Waiters {
         return signal;
     }
 
+    /** How many receivers wait on {@code queue} in this server now. */
+    int waiting(QueueName queue) {
+        Signal signal = signals.get(queue);
+        return signal == null ? 0 : signal.waiting.get();
+    }
+
     /** Wakes the receivers waiting on {@code queue}; called after a send to it committed. */
     void wake(QueueName queue) {
         Signal signal = signals.get(queue);

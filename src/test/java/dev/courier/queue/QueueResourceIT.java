@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.courier.testing.CourierDeployment;
+import dev.courier.testing.Eventually;
 import dev.courier.testing.Http;
 import jakarta.json.JsonObject;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -161,12 +163,10 @@ class QueueResourceIT {
             waiting.add(CompletableFuture.supplyAsync(() -> http.post(receive(), "{\"max\": 1, \"waitSeconds\": 8}"),
                     threads));
         }
-        // Until all four wait, a fifth is admitted (and waits half a second); once they do, it is refused.
-        Http.Response fifth = null;
-        for (int attempt = 0; attempt < 20 && (fifth == null || fifth.status() != 429); attempt++) {
-            fifth = http.post(receive(), "{\"max\": 1, \"waitSeconds\": 0.5}");
-        }
-        assertProblem(429, fifth);
+        Eventually.until("four receivers waiting", Duration.ofSeconds(6),
+                () -> http.get("api/queues/" + queue).json().getInt("waiting") == 4);
+
+        assertProblem(429, http.post(receive(), "{\"max\": 1, \"waitSeconds\": 1}"));
         for (CompletableFuture<Http.Response> receiver : waiting) {
             assertEquals(200, receiver.get(60, TimeUnit.SECONDS).status());
         }
