@@ -13,6 +13,9 @@ import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
 import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientConnectionException;
 import java.util.UUID;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -51,8 +54,7 @@ public class ProblemMapper implements ExceptionMapper<Throwable> {
             return respond(503, "urn:courier:problem:broker-unavailable", "Broker unavailable",
                     "The message broker did not answer; nothing was committed. Retry later.");
         }
-        SQLException sql = find(thrown, SQLException.class);
-        if (sql != null && sql.getSQLState() != null && sql.getSQLState().startsWith("08")) {
+        if (databaseUnreachable(find(thrown, SQLException.class))) {
             LOG.log(Level.WARNING, "database unavailable", thrown);
             return respond(503, "urn:courier:problem:database-unavailable", "Database unavailable",
                     "The database connection failed; nothing was committed. Retry later.");
@@ -72,6 +74,16 @@ public class ProblemMapper implements ExceptionMapper<Throwable> {
             case 415 -> "This resource accepts application/json only.";
             default -> "The request was refused: " + status.getReasonPhrase() + ".";
         };
+    }
+
+    /** Connection failures (SQLState class 08) and a server shutting down or starting (57P01..57P03). */
+    private static boolean databaseUnreachable(SQLException sql) {
+        if (sql == null) {
+            return false;
+        }
+        String state = sql.getSQLState() == null ? "" : sql.getSQLState();
+        return state.startsWith("08") || state.startsWith("57P") || sql instanceof SQLTransientConnectionException
+                || sql instanceof SQLNonTransientConnectionException || sql instanceof SQLRecoverableException;
     }
 
     static Response respond(int status, String type, String title, String detail) {

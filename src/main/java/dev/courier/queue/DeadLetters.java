@@ -67,7 +67,6 @@ public class DeadLetters {
                     + "deliver_at = ?, attempt = 0, dead_at = NULL, version = version + 1 "
                     + "WHERE id = ? AND queue = ? AND state = 'DEAD'")) {
                 for (String id : targets) {
-                    MessageState.DEAD.requireMoveTo(MessageState.READY);
                     Duration offset = ratePerSecond == null ? Duration.ZERO
                             : Duration.ofNanos((long) (replayed * 1_000_000_000L / ratePerSecond));
                     update.setTimestamp(1, timestamp(now.plus(offset)));

@@ -225,7 +225,7 @@ class MessageStore {
                 + "WHERE id = ? AND version = ?")) {
             List<Failure> failures = new ArrayList<>();
             for (StoredMessage message : exhausted) {
-                MessageState.READY.requireMoveTo(MessageState.DEAD);
+                message.observedAt(now).requireMoveTo(MessageState.DEAD);
                 String reason = message.leaseToken() != null
                         ? "lease expired on attempt " + message.attempt() + " of " + queue.maxAttempts()
                         : message.lastError();

@@ -31,16 +31,6 @@ public class QueueMessages {
     @Inject
     private Clock clock;
 
-    /**
-     * A page of the queue's messages matching {@code filter}, after the cursor {@code after} (null: from the start).
-     *
-     * @throws QueueNotFoundException 404 for an unknown queue
-     * @throws ProblemException 400 for a limit outside 1..500
-     */
-    public MessagePage query(QueueName queue, MessageFilter filter, String after, int limit) {
-        return page(queue, filter, after, limit);
-    }
-
     /** One message with its failure history. @throws QueueNotFoundException 404 when absent from this queue */
     public Optional<MessageView> get(QueueName queue, String id) {
         Instant now = clock.instant();
@@ -56,7 +46,13 @@ public class QueueMessages {
         }
     }
 
-    MessagePage page(QueueName queue, MessageFilter filter, String after, int limit) {
+    /**
+     * A page of the queue's messages matching {@code filter}, after the cursor {@code after} (null: from the start).
+     *
+     * @throws QueueNotFoundException 404 for an unknown queue
+     * @throws ProblemException 400 for a limit outside 1..500
+     */
+    public MessagePage query(QueueName queue, MessageFilter filter, String after, int limit) {
         if (limit < 1 || limit > MAX_PAGE) {
             throw ProblemException.invalid("limit must be between 1 and " + MAX_PAGE);
         }

@@ -79,7 +79,8 @@ public class QueueResource {
                 request.seconds("leaseSeconds", 0.001, QueueSpec.MAX_LEASE.toSeconds()).orElse(QueueSpec.DEFAULT_LEASE),
                 request.integer("maxAttempts", 1, 1000).orElse(QueueSpec.DEFAULT_MAX_ATTEMPTS), backoff);
         boolean created = queues.define(spec);
-        return Response.status(created ? 201 : 200).entity(QueueJson.queue(queues.get(queueName), 0)).build();
+        return Response.status(created ? 201 : 200)
+                .entity(QueueJson.queue(queues.get(queueName), waiters.waiting(queueName))).build();
     }
 
     @GET
