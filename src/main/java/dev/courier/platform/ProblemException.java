@@ -45,6 +45,14 @@ public class ProblemException extends RuntimeException {
         return "urn:courier:problem:" + title.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9]+", "-");
     }
 
+    /**
+     * Extension members of the problem body (RFC 9457 §3.2), such as the current state of a resource a
+     * request conflicted with. None by default.
+     */
+    public java.util.Map<String, String> extensions() {
+        return java.util.Map.of();
+    }
+
     /** Shorthand for a 400 with title "Invalid request". */
     public static ProblemException invalid(String detail) {
         return new ProblemException(400, "Invalid request", detail);

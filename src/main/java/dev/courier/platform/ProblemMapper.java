@@ -36,7 +36,7 @@ public class ProblemMapper implements ExceptionMapper<Throwable> {
     public Response toResponse(Throwable thrown) {
         ProblemException problem = find(thrown, ProblemException.class);
         if (problem != null) {
-            return respond(problem.status(), problem.type(), problem.title(), problem.getMessage());
+            return respond(problem.status(), problem.type(), problem.title(), problem.getMessage(), problem.extensions());
         }
         if (thrown instanceof WebApplicationException web) {
             Response.StatusType status = web.getResponse().getStatusInfo();
@@ -87,11 +87,16 @@ public class ProblemMapper implements ExceptionMapper<Throwable> {
     }
 
     static Response respond(int status, String type, String title, String detail) {
+        return respond(status, type, title, detail, java.util.Map.of());
+    }
+
+    static Response respond(int status, String type, String title, String detail, java.util.Map<String, String> extensions) {
         JsonObjectBuilder body = Json.createObjectBuilder()
                 .add("type", type)
                 .add("title", title)
                 .add("status", status)
                 .add("detail", detail);
+        extensions.forEach(body::add);
         return Response.status(status).type(PROBLEM_JSON).entity(body.build().toString()).build();
     }
 

@@ -44,6 +44,30 @@ public final class Broker {
         }
     }
 
+    /** A message as a plain JMS client outside Courier sees it. */
+    public record Received(String courierMessageId, String body, Integer attempt, String subscriber) {
+    }
+
+    /**
+     * Receives one message from {@code queue} (a fully qualified {@code address::queue} name works) with a plain
+     * JMS client, acknowledging it; empty when none comes within {@code wait}.
+     */
+    public static java.util.Optional<Received> receive(String queue, java.time.Duration wait) {
+        try (ActiveMQConnectionFactory factory = new ActiveMQConnectionFactory("tcp://127.0.0.1:" + PORT);
+                JMSContext context = factory.createContext("courier", "courier");
+                jakarta.jms.JMSConsumer consumer = context.createConsumer(context.createQueue(queue))) {
+            jakarta.jms.Message message = consumer.receive(wait.toMillis());
+            if (message == null) {
+                return java.util.Optional.empty();
+            }
+            Integer attempt = message.propertyExists("courierAttempt") ? message.getIntProperty("courierAttempt") : null;
+            return java.util.Optional.of(new Received(message.getStringProperty("courierMessageId"),
+                    message.getBody(String.class), attempt, message.getStringProperty("courierSubscriber")));
+        } catch (jakarta.jms.JMSException e) {
+            throw new IllegalStateException("cannot receive from " + queue, e);
+        }
+    }
+
     private static Object attribute(String resource, String attribute) {
         try (ServerLocator locator = ActiveMQClient.createServerLocator("tcp://127.0.0.1:" + PORT);
                 ClientSessionFactory factory = locator.createSessionFactory();

@@ -17,6 +17,8 @@ public final class CourierDeployment {
     public static WebArchive war() {
         File built = new File(System.getProperty("it.war", "target/courier.war"));
         return ShrinkWrap.createFromZipFile(WebArchive.class, built)
-                .addClasses(ArmedFaults.class, SettableClock.class, ProbeDriver.class, TestControlResource.class);
+                .addClasses(ArmedFaults.class, SettableClock.class, ProbeDriver.class, TestControlResource.class,
+                        Apps.class, LossyCourierApi.class, Orders.class, Orders.Hold.class, Orders.Rows.class,
+                        Downstream.class, UpstreamResource.class);
     }
 }

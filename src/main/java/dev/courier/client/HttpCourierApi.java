@@ -1,0 +1,101 @@
+package dev.courier.client;
+
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonReader;
+import java.io.IOException;
+import java.io.StringReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+
+/** {@link CourierApi} over Courier's REST API at a base URL such as {@code http://courier:9080/}. */
+public final class HttpCourierApi implements CourierApi {
+
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+    private final URI base;
+    private final Duration timeout;
+
+    /** @param timeout how long one call may take before it counts as failed */
+    public HttpCourierApi(URI base, Duration timeout) {
+        String text = Objects.requireNonNull(base, "Courier's base URL is required").toString();
+        this.base = URI.create(text.endsWith("/") ? text : text + "/");
+        this.timeout = Objects.requireNonNull(timeout, "timeout is required");
+    }
+
+    @Override
+    public String prepare(String topic, String producer, String payloadJson, Map<String, String> headers,
+            Duration checkBackAfter) {
+        JsonObjectBuilder body = Json.createObjectBuilder().add("topic", topic).add("producer", producer);
+        try (JsonReader reader = Json.createReader(new StringReader(payloadJson))) {
+            body.add("payload", reader.readValue());
+        }
+        if (headers != null && !headers.isEmpty()) {
+            JsonObjectBuilder h = Json.createObjectBuilder();
+            headers.forEach(h::add);
+            body.add("headers", h);
+        }
+        if (checkBackAfter != null) {
+            body.add("checkBackSeconds", checkBackAfter.toMillis() / 1000.0);
+        }
+        return call("POST", "api/messages", body.build().toString()).getString("id");
+    }
+
+    @Override
+    public void confirm(String messageId) {
+        call("POST", "api/messages/" + messageId + "/confirm", "");
+    }
+
+    @Override
+    public void cancel(String messageId) {
+        call("DELETE", "api/messages/" + messageId, null);
+    }
+
+    @Override
+    public void consumed(String messageId, String subscriber) {
+        call("POST", "api/messages/" + messageId + "/consumed",
+                Json.createObjectBuilder().add("subscriber", subscriber).build().toString());
+    }
+
+    @Override
+    public void failed(String messageId, String subscriber, String reason) {
+        call("POST", "api/messages/" + messageId + "/failed", Json.createObjectBuilder().add("subscriber", subscriber)
+                .add("reason", reason == null || reason.isBlank() ? "failed" : reason).build().toString());
+    }
+
+    private JsonObject call(String method, String path, String body) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path)).timeout(timeout)
+                .header("Accept", "application/json");
+        if (body == null) {
+            request.method(method, HttpRequest.BodyPublishers.noBody());
+        } else {
+            request.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(body));
+        }
+        HttpResponse<String> response;
+        try {
+            response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new CourierException(0, "no answer from Courier at " + base + ": " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CourierException(0, "interrupted calling Courier", e);
+        }
+        JsonObject json;
+        try (JsonReader reader = Json.createReader(new StringReader(response.body()))) {
+            json = reader.readObject();
+        } catch (RuntimeException e) {
+            json = Json.createObjectBuilder().build();
+        }
+        if (response.statusCode() / 100 != 2) {
+            throw new CourierException(response.statusCode(), method + " " + path + " answered " + response.statusCode()
+                    + ": " + json.getString("detail", response.body()), null);
+        }
+        return json;
+    }
+}

@@ -1,0 +1,141 @@
+package dev.courier.client;
+
+import jakarta.jms.JMSException;
+import jakarta.jms.Message;
+import jakarta.jms.TextMessage;
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Clock;
+import java.util.Objects;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * The downstream side of the reliable message protocol, for an MDB or a queue worker: processes each message's
+ * effect once, however often the message arrives.
+ *
+ * <p>{@link #consume} runs in the caller's JTA transaction: it records the message id for this subscriber in the
+ * inbox table of the application's own database and runs the handler's business writes in that same transaction,
+ * so either both commit or neither. A message already in the inbox is not handled again. After the transaction
+ * commits it reports the message consumed to Courier (also for a duplicate: the earlier report may have been
+ * lost); after a rollback it reports the failure, so Courier redelivers after its backoff. A lost report is
+ * harmless: Courier redelivers when the delivery timeout passes, the inbox skips the effect, and the report is
+ * made again. Needs the tables of {@link ClientTables}.
+ */
+public final class ReliableConsumer {
+
+    /** The business effect of one message, run in the consumer's transaction. */
+    @FunctionalInterface
+    public interface Handler {
+        /** @param payloadJson the message's JSON payload */
+        void handle(String messageId, String payloadJson) throws Exception;
+    }
+
+    private static final Logger LOG = Logger.getLogger(ReliableConsumer.class.getName());
+    private static final String MESSAGE_ID = "courierMessageId";
+
+    private final CourierApi courier;
+    private final String subscriber;
+    private final DataSource dataSource;
+    private final TransactionSynchronizationRegistry transactions;
+    private final Clock clock = Clock.systemUTC();
+
+    /** @param subscriber this consumer's subscriber name, as registered on the topic */
+    public ReliableConsumer(CourierApi courier, String subscriber, DataSource dataSource,
+            TransactionSynchronizationRegistry transactions) {
+        this.courier = Objects.requireNonNull(courier, "courier is required");
+        this.subscriber = Objects.requireNonNull(subscriber, "subscriber is required");
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource is required");
+        this.transactions = Objects.requireNonNull(transactions, "transactions is required");
+    }
+
+    /**
+     * Handles {@code message} once: in the current transaction unless its id is already in the inbox.
+     *
+     * @return true when the handler ran, false for a duplicate
+     * @throws IllegalArgumentException for a message Courier did not send (no {@code courierMessageId})
+     * @throws Exception what the handler threw; the caller's transaction must then roll back (rethrow it)
+     */
+    public boolean consume(Message message, Handler handler) throws Exception {
+        if (transactions.getTransactionStatus() != Status.STATUS_ACTIVE) {
+            throw new IllegalStateException("ReliableConsumer.consume needs an active JTA transaction");
+        }
+        String id = message.getStringProperty(MESSAGE_ID);
+        if (id == null) {
+            throw new IllegalArgumentException("not a Courier message: no " + MESSAGE_ID + " property");
+        }
+        String[] failure = new String[1];
+        transactions.registerInterposedSynchronization(new Synchronization() {
+            @Override
+            public void beforeCompletion() {
+                // The inbox row commits or rolls back with the business writes.
+            }
+
+            @Override
+            public void afterCompletion(int status) {
+                report(id, status == Status.STATUS_COMMITTED, failure[0]);
+            }
+        });
+        if (seen(id)) {
+            return false;
+        }
+        try {
+            handler.handle(id, payload(message));
+            return true;
+        } catch (Exception | Error e) {
+            failure[0] = e.toString();
+            throw e;
+        }
+    }
+
+    private boolean seen(String id) throws SQLException {
+        try (Connection c = dataSource.getConnection()) {
+            try (PreparedStatement select = c.prepareStatement(
+                    "SELECT 1 FROM courier_inbox WHERE message_id = ? AND subscriber = ?")) {
+                select.setString(1, id);
+                select.setString(2, subscriber);
+                try (ResultSet rows = select.executeQuery()) {
+                    if (rows.next()) {
+                        return true;
+                    }
+                }
+            }
+            // A concurrent copy of the same message waits here on the key, then fails: its transaction rolls back.
+            try (PreparedStatement insert = c.prepareStatement(
+                    "INSERT INTO courier_inbox (message_id, subscriber, received_at) VALUES (?, ?, ?)")) {
+                insert.setString(1, id);
+                insert.setString(2, subscriber);
+                insert.setTimestamp(3, Timestamp.from(clock.instant()));
+                insert.executeUpdate();
+            }
+            return false;
+        }
+    }
+
+    private static String payload(Message message) throws JMSException {
+        if (message instanceof TextMessage text) {
+            return text.getText();
+        }
+        return message.getBody(String.class);
+    }
+
+    private void report(String id, boolean committed, String failure) {
+        try {
+            if (committed) {
+                courier.consumed(id, subscriber);
+            } else {
+                courier.failed(id, subscriber, failure == null ? "the consumer's transaction rolled back" : failure);
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "reporting message " + id + (committed ? " consumed" : " failed")
+                    + " to Courier failed; Courier redelivers it after the delivery timeout", e);
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package dev.courier.client;
+
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * The upstream side of the reliable message protocol, for a Jakarta EE application: sends a message exactly when
+ * the caller's JTA transaction commits.
+ *
+ * <p>{@link #send} prepares the message with Courier, then writes a <em>barrier row</em> (the message id, COMMITTED)
+ * in the application's own database <em>in the caller's transaction</em>. After that transaction completes it
+ * confirms the message (commit) or cancels it (rollback). If the confirm or cancel is lost — the process dies, the
+ * network fails — Courier checks back, and {@link BarrierCheckBack} answers from the barrier table: the barrier row
+ * exists exactly when the transaction committed. So the message is delivered if and only if the transaction
+ * committed, however the calls after it fail.
+ *
+ * <p>If the prepare fails, {@code send} throws {@link CourierException} and the caller's transaction should roll
+ * back (an unchecked exception out of an EJB does that). Needs the tables of {@link ClientTables}.
+ */
+public final class ReliableProducer {
+
+    private static final Logger LOG = Logger.getLogger(ReliableProducer.class.getName());
+
+    private final CourierApi courier;
+    private final String producer;
+    private final DataSource dataSource;
+    private final TransactionSynchronizationRegistry transactions;
+    private final Clock clock;
+
+    /**
+     * @param producer the name this application registered with Courier
+     * @param dataSource the application's own (JTA) datasource, which holds {@code courier_barrier}
+     */
+    public ReliableProducer(CourierApi courier, String producer, DataSource dataSource,
+            TransactionSynchronizationRegistry transactions) {
+        this.courier = Objects.requireNonNull(courier, "courier is required");
+        this.producer = Objects.requireNonNull(producer, "producer is required");
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource is required");
+        this.transactions = Objects.requireNonNull(transactions, "transactions is required");
+        this.clock = Clock.systemUTC();
+    }
+
+    /** {@link #send(String, String, Map, Duration)} without headers, with Courier's default check-back time. */
+    public String send(String topic, String payloadJson) {
+        return send(topic, payloadJson, Map.of(), null);
+    }
+
+    /**
+     * Sends {@code payloadJson} to {@code topic} if and only if the current transaction commits.
+     *
+     * @return the message id
+     * @throws IllegalStateException when no transaction is active
+     * @throws CourierException when Courier refused or did not answer the prepare
+     */
+    public String send(String topic, String payloadJson, Map<String, String> headers, Duration checkBackAfter) {
+        if (transactions.getTransactionStatus() != Status.STATUS_ACTIVE) {
+            throw new IllegalStateException("ReliableProducer.send needs an active JTA transaction");
+        }
+        String id = courier.prepare(topic, producer, payloadJson, headers, checkBackAfter);
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement insert = c.prepareStatement(
+                        "INSERT INTO courier_barrier (message_id, outcome, created_at) VALUES (?, 'COMMITTED', ?)")) {
+            insert.setString(1, id);
+            insert.setTimestamp(2, Timestamp.from(clock.instant()));
+            insert.executeUpdate();
+        } catch (SQLException e) {
+            // A check-back already marked it rolled back (or the database failed): this transaction must not commit.
+            transactions.setRollbackOnly();
+            throw new IllegalStateException("cannot write the barrier row of message " + id, e);
+        }
+        transactions.registerInterposedSynchronization(new Synchronization() {
+            @Override
+            public void beforeCompletion() {
+                // Nothing before: the barrier row commits or rolls back with the transaction.
+            }
+
+            @Override
+            public void afterCompletion(int status) {
+                settle(id, status == Status.STATUS_COMMITTED);
+            }
+        });
+        return id;
+    }
+
+    private void settle(String id, boolean committed) {
+        try {
+            if (committed) {
+                courier.confirm(id);
+            } else {
+                courier.cancel(id);
+            }
+        } catch (RuntimeException e) {
+            // Courier's check-back settles it from the barrier table.
+            LOG.log(Level.WARNING, (committed ? "confirm" : "cancel") + " of message " + id
+                    + " failed; Courier's check-back will settle it", e);
+        }
+    }
+}

@@ -1,0 +1,78 @@
+package dev.courier.reliable;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonReader;
+import jakarta.json.JsonValue;
+import java.io.IOException;
+import java.io.StringReader;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+
+/**
+ * Asks a producer what became of a pending message: {@code GET {checkBackUrl}?id=…}, answered with
+ * {@code {"status": "COMMITTED" | "ROLLED_BACK" | "PENDING"}}; a COMMITTED answer may carry the final
+ * {@code payload}. No answer within {@code courier.reliable.check-back-call-timeout}, a status other than 200 or
+ * an unreadable body is a failure.
+ */
+@ApplicationScoped
+class CheckBack {
+
+    /** What the producer answered. */
+    enum Status {
+        COMMITTED, ROLLED_BACK, PENDING
+    }
+
+    /** An answer: a status, and for COMMITTED maybe the final payload as JSON text. */
+    record Answer(Status status, Optional<String> payload) {
+    }
+
+    /** A check-back that got no usable answer. */
+    static final class Failure extends Exception {
+
+        private static final long serialVersionUID = 1L;
+
+        Failure(String message) {
+            super(message);
+        }
+    }
+
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .followRedirects(HttpClient.Redirect.NEVER).build();
+
+    @Inject
+    private ReliableSettings settings;
+
+    Answer ask(URI checkBackUrl, String messageId) throws Failure {
+        URI uri = URI.create(checkBackUrl + "?id=" + URLEncoder.encode(messageId, StandardCharsets.UTF_8));
+        HttpResponse<String> response;
+        try {
+            response = http.send(HttpRequest.newBuilder(uri).timeout(settings.callTimeout)
+                    .header("Accept", "application/json").GET().build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new Failure("no answer from " + checkBackUrl + ": " + e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Failure("interrupted");
+        }
+        if (response.statusCode() != 200) {
+            throw new Failure("check-back answered HTTP " + response.statusCode());
+        }
+        try (JsonReader reader = Json.createReader(new StringReader(response.body()))) {
+            JsonObject body = reader.readObject();
+            Status status = Status.valueOf(body.getString("status"));
+            JsonValue payload = body.get("payload");
+            boolean hasPayload = status == Status.COMMITTED && payload != null && payload != JsonValue.NULL;
+            return new Answer(status, hasPayload ? Optional.of(payload.toString()) : Optional.empty());
+        } catch (RuntimeException e) {
+            throw new Failure("unreadable check-back answer: " + Content.error(response.body()));
+        }
+    }
+}

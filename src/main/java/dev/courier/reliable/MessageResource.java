@@ -1,0 +1,164 @@
+package dev.courier.reliable;
+
+import dev.courier.platform.JsonRequest;
+import dev.courier.platform.ProblemException;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.net.URI;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * {@code /api/messages}: the reliable message protocol over HTTP. Each request is its own transaction. Errors:
+ * bad body or name 400, unknown message, producer, topic or delivery 404, illegal transition 409 (the problem
+ * body's {@code state} is the current one), payload too large 413, broker or database unreachable 503.
+ */
+@Path("messages")
+@Produces(MediaType.APPLICATION_JSON)
+public class MessageResource {
+
+    @Inject
+    private ReliableMessages messages;
+
+    /**
+     * Prepare: {@code {"topic", "producer", "payload", "headers"?, "checkBackSeconds"?, "deliverAt"?}} → 201
+     * {@code {"id", "state": "PENDING"}}.
+     */
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response prepare(JsonValue body) {
+        JsonRequest request = JsonRequest.of(body);
+        String topic = request.string("topic").orElseThrow(() -> ProblemException.invalid("'topic' is required"));
+        String producer = request.string("producer").orElseThrow(() -> ProblemException.invalid("'producer' is required"));
+        String payload = request.value("payload").map(JsonValue::toString)
+                .orElseThrow(() -> ProblemException.invalid("'payload' is required"));
+        String id = messages.prepare(new Prepare(topic, producer, payload, request.stringMap("headers").orElse(null),
+                request.seconds("checkBackSeconds", 0, 86_400).orElse(null), request.instant("deliverAt").orElse(null)));
+        return Response.created(URI.create("messages/" + id))
+                .entity(ReliableJson.outcome(new Outcome(id, MessageState.PENDING))).build();
+    }
+
+    /** Confirm, with an optional final {@code {"payload", "headers"}} → 200 {@code {"id", "state"}}. */
+    @POST
+    @Path("{id}/confirm")
+    public JsonObject confirm(@PathParam("id") String id, String body) {
+        Optional<JsonRequest> request = body == null || body.isBlank() ? Optional.empty()
+                : Optional.of(JsonRequest.of(parse(body)));
+        return ReliableJson.outcome(messages.confirm(id,
+                request.flatMap(r -> r.value("payload")).map(JsonValue::toString),
+                request.flatMap(r -> r.stringMap("headers"))));
+    }
+
+    /** Cancel → 200 {@code {"id", "state": "CANCELLED"}}. */
+    @DELETE
+    @Path("{id}")
+    public JsonObject cancel(@PathParam("id") String id) {
+        return ReliableJson.outcome(messages.cancel(id));
+    }
+
+    /** {@code {"subscriber"}} → 200 {@code {"id", "state"}} (COMPLETED once every subscriber has reported). */
+    @POST
+    @Path("{id}/consumed")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public JsonObject consumed(@PathParam("id") String id, JsonValue body) {
+        JsonRequest request = JsonRequest.of(body);
+        return ReliableJson.outcome(messages.consumed(id, request.string("subscriber")
+                .orElseThrow(() -> ProblemException.invalid("'subscriber' is required"))));
+    }
+
+    /** {@code {"subscriber", "reason"}} → 200: redelivered to that subscriber after the backoff. */
+    @POST
+    @Path("{id}/failed")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public JsonObject failed(@PathParam("id") String id, JsonValue body) {
+        JsonRequest request = JsonRequest.of(body);
+        String subscriber = request.string("subscriber")
+                .orElseThrow(() -> ProblemException.invalid("'subscriber' is required"));
+        String reason = request.string("reason").orElseThrow(() -> ProblemException.invalid("'reason' is required"));
+        return ReliableJson.outcome(messages.failed(id, subscriber, reason));
+    }
+
+    @POST
+    @Path("{id}/resume")
+    public JsonObject resume(@PathParam("id") String id) {
+        return ReliableJson.outcome(messages.resume(id));
+    }
+
+    @POST
+    @Path("{id}/deliveries/{subscriber}/replay")
+    public JsonObject replay(@PathParam("id") String id, @PathParam("subscriber") String subscriber) {
+        return ReliableJson.outcome(messages.replay(id, subscriber));
+    }
+
+    /** The message with {@code deliveries} (the ledger) and {@code history}. */
+    @GET
+    @Path("{id}")
+    public JsonObject get(@PathParam("id") String id) {
+        return ReliableJson.message(messages.get(id), true);
+    }
+
+    /** Paged by {@code offset} and {@code limit} (default 100); {@code next} is the next page's offset or null. */
+    @GET
+    public JsonObject query(@QueryParam("state") String state, @QueryParam("topic") String topic,
+            @QueryParam("producer") String producer, @QueryParam("subscriber") String subscriber,
+            @QueryParam("deliveryState") String deliveryState, @QueryParam("limit") String limit,
+            @QueryParam("offset") String offset) {
+        int pageSize = number("limit", limit, 100);
+        int from = number("offset", offset, 0);
+        List<ReliableMessage> page = messages.query(new MessageQuery(state(MessageState.class, "state", state), topic,
+                producer, subscriber, state(DeliveryState.class, "deliveryState", deliveryState), pageSize, from));
+        JsonArrayBuilder list = Json.createArrayBuilder();
+        page.forEach(m -> list.add(ReliableJson.message(m, false)));
+        var json = Json.createObjectBuilder().add("messages", list);
+        if (page.size() == pageSize) {
+            json.add("next", from + pageSize);
+        } else {
+            json.addNull("next");
+        }
+        return json.build();
+    }
+
+    private static JsonValue parse(String body) {
+        try (var reader = Json.createReader(new java.io.StringReader(body))) {
+            return reader.readValue();
+        } catch (jakarta.json.JsonException e) {
+            throw new ProblemException(400, "Malformed request body", "The request body is not valid JSON of the expected shape.");
+        }
+    }
+
+    private static <E extends Enum<E>> E state(Class<E> type, String field, String value) {
+        if (value == null || value.isEmpty()) {
+            return null;
+        }
+        try {
+            return Enum.valueOf(type, value.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw ProblemException.invalid("'" + field + "' must be one of " + java.util.Arrays.toString(type.getEnumConstants()));
+        }
+    }
+
+    private static int number(String field, String value, int fallback) {
+        if (value == null || value.isEmpty()) {
+            return fallback;
+        }
+        try {
+            return Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            throw ProblemException.invalid("'" + field + "' must be a whole number");
+        }
+    }
+}

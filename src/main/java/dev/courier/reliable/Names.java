@@ -1,0 +1,35 @@
+package dev.courier.reliable;
+
+import dev.courier.platform.ProblemException;
+import java.util.regex.Pattern;
+
+/**
+ * Names of producers, topics and subscribers: a letter, then letters, digits, '_' or '-', at most 63 in all.
+ * No dots and no colons, so that the broker queue {@code topic.subscriber} and its fully qualified name
+ * {@code topic::topic.subscriber} are unambiguous, and no name can reach into another topic's address.
+ */
+final class Names {
+
+    private static final Pattern VALID = Pattern.compile("[A-Za-z][A-Za-z0-9_-]{0,62}");
+
+    private Names() {
+    }
+
+    /** @throws ProblemException 400 naming {@code what} when {@code value} is not a valid name */
+    static String check(String what, String value) {
+        if (value == null || !VALID.matcher(value).matches()) {
+            throw ProblemException.invalid("'" + what + "' must be 1 to 63 letters, digits, '_' or '-', starting with a letter");
+        }
+        return value;
+    }
+
+    /** The broker queue of one subscriber of a topic. */
+    static String queue(String topic, String subscriber) {
+        return topic + "." + subscriber;
+    }
+
+    /** The fully qualified queue name: sends to it reach that subscriber's queue alone. */
+    static String fullyQualified(String topic, String subscriber) {
+        return topic + "::" + queue(topic, subscriber);
+    }
+}

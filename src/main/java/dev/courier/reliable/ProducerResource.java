@@ -1,0 +1,52 @@
+package dev.courier.reliable;
+
+import dev.courier.platform.JsonRequest;
+import dev.courier.platform.ProblemException;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+/** {@code /api/producers}: register upstream applications and see how their check-backs go. */
+@Path("producers")
+@Produces(MediaType.APPLICATION_JSON)
+public class ProducerResource {
+
+    @Inject
+    private Producers producers;
+
+    /** {@code {"name", "checkBackUrl", "notificationUrl"?}} → 201 created, 200 updated. */
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response register(JsonValue body) {
+        JsonRequest request = JsonRequest.of(body);
+        String name = request.string("name").orElseThrow(() -> ProblemException.invalid("'name' is required"));
+        String checkBack = request.string("checkBackUrl")
+                .orElseThrow(() -> ProblemException.invalid("'checkBackUrl' is required"));
+        boolean created = producers.register(name, checkBack, request.string("notificationUrl").orElse(null));
+        return Response.status(created ? 201 : 200).entity(ReliableJson.producer(producers.status(name))).build();
+    }
+
+    @GET
+    public JsonObject list() {
+        JsonArrayBuilder all = Json.createArrayBuilder();
+        producers.list().forEach(p -> all.add(ReliableJson.producerFields(p)));
+        return Json.createObjectBuilder().add("producers", all).build();
+    }
+
+    /** The producer with its circuit state, pending and due check-backs and last error. */
+    @GET
+    @Path("{name}")
+    public JsonObject get(@PathParam("name") String name) {
+        return ReliableJson.producer(producers.status(name));
+    }
+}

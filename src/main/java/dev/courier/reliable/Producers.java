@@ -1,0 +1,84 @@
+package dev.courier.reliable;
+
+import dev.courier.platform.ProblemException;
+import jakarta.ejb.Stateless;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+import java.net.URI;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Upstream applications registered with Courier: where to check back and whom to notify. Registering a name
+ * again updates its URLs. {@code REQUIRED}: the registration commits with the caller's transaction.
+ */
+@Stateless
+@TransactionAttribute(TransactionAttributeType.REQUIRED)
+public class Producers {
+
+    @Inject
+    private ReliableStore store;
+
+    @Inject
+    private ProducerGates gates;
+
+    @Inject
+    private Clock clock;
+
+    /** @return true when the producer is new @throws ProblemException 400 for a bad name or URL */
+    public boolean register(String name, String checkBackUrl, String notificationUrl) {
+        Names.check("name", name);
+        URI checkBack = url("checkBackUrl", checkBackUrl);
+        URI notification = notificationUrl == null ? null : url("notificationUrl", notificationUrl);
+        try (Connection c = store.connection()) {
+            return store.saveProducer(c, name, checkBack, notification, clock.instant());
+        } catch (SQLException e) {
+            throw new IllegalStateException("registering a producer failed", e);
+        }
+    }
+
+    @TransactionAttribute(TransactionAttributeType.SUPPORTS)
+    public List<Producer> list() {
+        try (Connection c = store.connection()) {
+            return store.producers(c);
+        } catch (SQLException e) {
+            throw new IllegalStateException("listing producers failed", e);
+        }
+    }
+
+    /** A producer with the state of its check-backs. @throws UnknownResourceException 404 */
+    @TransactionAttribute(TransactionAttributeType.SUPPORTS)
+    public ProducerStatus status(String name) {
+        Names.check("name", name);
+        try (Connection c = store.connection()) {
+            Producer producer = store.producer(c, name).orElseThrow(() -> new UnknownResourceException("producer", name));
+            ReliableStore.CheckStatus checks = store.checkStatus(c, name, clock.instant());
+            ProducerGate gate = gates.of(name);
+            return new ProducerStatus(producer, gate.circuit(clock.instant()), checks.pending(), checks.due(),
+                    gate.lastError() != null ? gate.lastError() : checks.lastError());
+        } catch (SQLException e) {
+            throw new IllegalStateException("reading a producer failed", e);
+        }
+    }
+
+    private static URI url(String field, String text) {
+        if (text == null || text.length() > 2000) {
+            throw ProblemException.invalid("'" + field + "' must be an absolute http or https URL of at most 2000 characters");
+        }
+        try {
+            URI uri = new URI(text);
+            String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+            if ((scheme.equals("http") || scheme.equals("https")) && uri.getHost() != null && uri.getRawQuery() == null
+                    && uri.getRawFragment() == null) {
+                return uri;
+            }
+        } catch (java.net.URISyntaxException e) {
+            // answered below
+        }
+        throw ProblemException.invalid("'" + field + "' must be an absolute http or https URL without query or fragment");
+    }
+}

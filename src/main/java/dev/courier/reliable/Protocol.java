@@ -1,0 +1,357 @@
+package dev.courier.reliable;
+
+import dev.courier.platform.FaultInjection;
+import dev.courier.platform.ProblemException;
+import dev.courier.queue.Backoff;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The protocol's steps, each in the caller's transaction: {@link ReliableMessages} exposes them to callers and
+ * the reconciler runs them in transactions of its own. Its contracts are stated on {@link ReliableMessages}.
+ */
+@ApplicationScoped
+class Protocol {
+
+    static final String AFTER_CONFIRM_UPDATE = "reliable.confirm.after-update";
+    static final String AFTER_PUBLISH = "reliable.confirm.after-publish";
+    static final String BEFORE_COMPLETE = "reliable.consumed.before-complete";
+
+    @Inject
+    private ReliableStore store;
+
+    @Inject
+    private Publisher publisher;
+
+    @Inject
+    private ReliableSettings settings;
+
+    @Inject
+    private FaultInjection faults;
+
+    @Inject
+    private Clock clock;
+
+    /**
+     * Stores a {@code PENDING} message; nothing is delivered until it is confirmed. Its check-back is due
+     * {@code checkBackAfter} (default {@code courier.reliable.check-back-timeout}) after now.
+     *
+     * @return the new message's id
+     * @throws ProblemException 400 bad names, payload or headers; 404 unknown producer or a topic without subscribers;
+     *         413 payload too large
+     */
+    String prepare(Prepare request) {
+        Names.check("topic", request.topic());
+        Names.check("producer", request.producer());
+        String payload = Content.payload(request.payload(), settings.maxPayloadBytes);
+        String headers = Content.encodeHeaders(request.headers());
+        Duration checkBack = request.checkBackAfter() == null ? settings.defaultCheckBackAfter : request.checkBackAfter();
+        if (checkBack.isNegative() || checkBack.compareTo(Duration.ofDays(1)) > 0) {
+            throw ProblemException.invalid("'checkBackSeconds' must be from 0 to 86400");
+        }
+        Instant now = clock.instant();
+        String id = UUID.randomUUID().toString();
+        try (Connection c = store.connection()) {
+            store.producer(c, request.producer()).orElseThrow(() -> new UnknownResourceException("producer", request.producer()));
+            if (store.subscribers(c, request.topic()).isEmpty()) {
+                throw new UnknownResourceException("topic", request.topic());
+            }
+            store.insertMessage(c, new ReliableStore.MessageRow(id, request.topic(), request.producer(),
+                    MessageState.PENDING, payload, headers, checkBack.toMillis(), request.deliverAt(), 0,
+                    now.plus(checkBack), null, 0, now, now));
+            store.record(c, id, null, null, MessageState.PENDING, "prepared", now);
+            return id;
+        } catch (SQLException e) {
+            throw new IllegalStateException("prepare failed", e);
+        }
+    }
+
+    /**
+     * Confirms a pending message: {@code SENT}, a ledger row per subscriber, and published to every subscriber,
+     * all in the current transaction. A final payload or headers given here replace the prepared ones.
+     *
+     * @throws StateConflictException 409 when the message was cancelled
+     */
+    Outcome confirm(String id, Optional<String> payload, Optional<Map<String, String>> headers) {
+        return confirm(id, payload, headers, "confirmed by the producer");
+    }
+
+    Outcome confirm(String id, Optional<String> payload, Optional<Map<String, String>> headers, String reason) {
+        String finalPayload = payload.map(p -> Content.payload(p, settings.maxPayloadBytes)).orElse(null);
+        String finalHeaders = headers.map(Content::encodeHeaders).orElse(null);
+        Instant now = clock.instant();
+        try (Connection c = store.connection()) {
+            ReliableStore.MessageRow m = lock(c, id);
+            if (m.state() == MessageState.SENT || m.state() == MessageState.COMPLETED) {
+                return new Outcome(id, m.state());
+            }
+            require(m, MessageState.SENT, "confirmed");
+            ReliableStore.MessageRow sent = new ReliableStore.MessageRow(m.id(), m.topic(), m.producer(),
+                    MessageState.SENT, finalPayload == null ? m.payload() : finalPayload,
+                    headers.isPresent() ? finalHeaders : m.headers(), m.checkBackMs(), m.deliverAt(), m.checks(), null,
+                    m.lastError(), m.version(), m.createdAt(), now);
+            store.moveMessage(c, m, MessageState.SENT, sent.payload(), sent.headers(), now, false);
+            store.record(c, id, null, m.state(), MessageState.SENT, reason, now);
+            List<Subscriber> subscribers = store.subscribers(c, m.topic());
+            Instant deliverable = m.deliverAt() != null && m.deliverAt().isAfter(now) ? m.deliverAt() : now;
+            store.insertDeliveries(c, id, subscribers, deliverable);
+            for (Subscriber s : subscribers) {
+                store.record(c, id, s.name(), null, DeliveryState.DELIVERED, "published", now);
+            }
+            faults.checkpoint(AFTER_CONFIRM_UPDATE);
+            publisher.publish(sent, now);
+            faults.checkpoint(AFTER_PUBLISH);
+            return new Outcome(id, MessageState.SENT);
+        } catch (SQLException e) {
+            throw new IllegalStateException("confirm failed", e);
+        }
+    }
+
+    /** Cancels a pending (or dead) message. @throws StateConflictException 409 when it was sent */
+    Outcome cancel(String id) {
+        return cancel(id, "cancelled by the producer");
+    }
+
+    Outcome cancel(String id, String reason) {
+        Instant now = clock.instant();
+        try (Connection c = store.connection()) {
+            ReliableStore.MessageRow m = lock(c, id);
+            if (m.state() == MessageState.CANCELLED) {
+                return new Outcome(id, m.state());
+            }
+            require(m, MessageState.CANCELLED, "cancelled");
+            store.moveMessage(c, m, MessageState.CANCELLED, m.payload(), m.headers(), now, true);
+            store.record(c, id, null, m.state(), MessageState.CANCELLED, reason, now);
+            return new Outcome(id, MessageState.CANCELLED);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cancel failed", e);
+        }
+    }
+
+    /**
+     * Records that {@code subscriber} processed the message; when every subscriber has, the message is
+     * {@code COMPLETED}. Idempotent. A late report for a dead delivery still counts.
+     *
+     * @throws UnknownResourceException 404 when the message has no delivery to that subscriber
+     * @throws StateConflictException 409 when the message was never sent
+     */
+    Outcome consumed(String id, String subscriber) {
+        Names.check("subscriber", subscriber);
+        Instant now = clock.instant();
+        try (Connection c = store.connection()) {
+            ReliableStore.MessageRow m = lock(c, id);
+            ReliableStore.DeliveryRow d = delivery(c, m, subscriber, "reported consumed");
+            if (d.state() == DeliveryState.CONSUMED) {
+                return new Outcome(id, m.state());
+            }
+            store.moveDelivery(c, d, DeliveryState.CONSUMED, d.attempts(), null, d.lastError(), now);
+            store.record(c, id, subscriber, d.state(), DeliveryState.CONSUMED, "reported consumed", now);
+            faults.checkpoint(BEFORE_COMPLETE);
+            if (store.unconsumed(c, id) == 0) {
+                store.moveMessage(c, m, MessageState.COMPLETED, m.payload(), m.headers(), now, true);
+                store.record(c, id, null, m.state(), MessageState.COMPLETED, "consumed by every subscriber", now);
+                return new Outcome(id, MessageState.COMPLETED);
+            }
+            return new Outcome(id, m.state());
+        } catch (SQLException e) {
+            throw new IllegalStateException("consumed failed", e);
+        }
+    }
+
+    /**
+     * Records that {@code subscriber} failed to process the message: it is redelivered to that subscriber after
+     * the redelivery backoff, and counts against its retry limit.
+     *
+     * @throws StateConflictException 409 when the delivery was already consumed or is dead
+     */
+    Outcome failed(String id, String subscriber, String reason) {
+        Names.check("subscriber", subscriber);
+        if (reason == null || reason.isBlank()) {
+            throw ProblemException.invalid("'reason' is required");
+        }
+        Instant now = clock.instant();
+        try (Connection c = store.connection()) {
+            ReliableStore.MessageRow m = lock(c, id);
+            ReliableStore.DeliveryRow d = delivery(c, m, subscriber, "reported failed");
+            if (d.state() != DeliveryState.DELIVERED) {
+                throw new StateConflictException("the delivery to", subscriber + "' of message '" + id, d.state(),
+                        "reported failed");
+            }
+            store.moveDelivery(c, d, DeliveryState.DELIVERED, d.attempts(), now.plus(redeliveryBackoff(d.attempts())),
+                    "failed: " + reason, null);
+            store.record(c, id, subscriber, d.state(), DeliveryState.DELIVERED, "failed: " + reason, now);
+            return new Outcome(id, m.state());
+        } catch (SQLException e) {
+            throw new IllegalStateException("failed report failed", e);
+        }
+    }
+
+    /** Checks a dead pending message back again, with a fresh count of checks. */
+    Outcome resume(String id) {
+        Instant now = clock.instant();
+        try (Connection c = store.connection()) {
+            ReliableStore.MessageRow m = lock(c, id);
+            if (m.state() != MessageState.DEAD) {
+                throw new StateConflictException("message", id, m.state(), "resumed (only a dead message can)");
+            }
+            store.moveMessage(c, m, MessageState.PENDING, m.payload(), m.headers(), now, false);
+            store.resetChecks(c, id);
+            store.record(c, id, null, m.state(), MessageState.PENDING, "resumed", now);
+            return new Outcome(id, MessageState.PENDING);
+        } catch (SQLException e) {
+            throw new IllegalStateException("resume failed", e);
+        }
+    }
+
+    /** Delivers a dead delivery again, to that subscriber only, with a fresh retry budget. */
+    Outcome replay(String id, String subscriber) {
+        Names.check("subscriber", subscriber);
+        Instant now = clock.instant();
+        try (Connection c = store.connection()) {
+            ReliableStore.MessageRow m = lock(c, id);
+            ReliableStore.DeliveryRow d = delivery(c, m, subscriber, "replayed");
+            if (d.state() != DeliveryState.DEAD) {
+                throw new StateConflictException("the delivery to", subscriber + "' of message '" + id, d.state(),
+                        "replayed (only a dead delivery can)");
+            }
+            store.moveDelivery(c, d, DeliveryState.DELIVERED, 1, now.plusMillis(d.timeoutMs()), d.lastError(), null);
+            store.record(c, id, subscriber, d.state(), DeliveryState.DELIVERED, "replayed", now);
+            publisher.sendTo(m, subscriber, 1, now);
+            return new Outcome(id, m.state());
+        } catch (SQLException e) {
+            throw new IllegalStateException("replay failed", e);
+        }
+    }
+
+    /** The message with its ledger and history. @throws UnknownResourceException 404 */
+    ReliableMessage get(String id) {
+        try (Connection c = store.connection()) {
+            ReliableStore.MessageRow m = store.message(c, id).orElseThrow(() -> new UnknownResourceException("message", id));
+            return view(m, store.deliveries(c, id).stream().map(ReliableStore.DeliveryRow::view).toList(),
+                    store.history(c, id));
+        } catch (SQLException e) {
+            throw new IllegalStateException("get failed", e);
+        }
+    }
+
+    /** Messages matching the query, oldest first, each with its ledger (history left out). */
+    List<ReliableMessage> query(MessageQuery query) {
+        try (Connection c = store.connection()) {
+            List<ReliableMessage> found = new ArrayList<>();
+            for (ReliableStore.MessageRow m : store.query(c, query)) {
+                found.add(view(m, store.deliveries(c, m.id()).stream().map(ReliableStore.DeliveryRow::view).toList(),
+                        List.of()));
+            }
+            return found;
+        } catch (SQLException e) {
+            throw new IllegalStateException("query failed", e);
+        }
+    }
+
+    // --- used by the reconciler, in its own transactions
+
+    /** Redelivers a due delivery to its subscriber, or moves it to dead past its retry limit. */
+    void redeliverOrBury(ReliableStore.DeliveryRow due) {
+        Instant now = clock.instant();
+        try (Connection c = store.connection()) {
+            ReliableStore.MessageRow m = store.message(c, due.messageId()).orElseThrow();
+            if (due.attempts() > due.retryLimit()) {
+                String error = due.lastError() == null ? "no report within the delivery timeout" : due.lastError();
+                if (store.moveDelivery(c, due, DeliveryState.DEAD, due.attempts(), null, error, null)) {
+                    store.record(c, m.id(), due.subscriber(), due.state(), DeliveryState.DEAD,
+                            "retry limit " + due.retryLimit() + " reached: " + error, now);
+                    notice(c, m, due.subscriber(), "DELIVERY_DEAD", error, now);
+                }
+                return;
+            }
+            int attempt = due.attempts() + 1;
+            Instant next = now.plusMillis(due.timeoutMs()).plus(redeliveryBackoff(attempt));
+            if (store.moveDelivery(c, due, DeliveryState.DELIVERED, attempt, next, due.lastError(), null)) {
+                store.record(c, m.id(), due.subscriber(), due.state(), DeliveryState.DELIVERED,
+                        "redelivered, attempt " + attempt + (due.lastError() == null ? ": no report in time" : ""), now);
+                publisher.sendTo(m, due.subscriber(), attempt, now);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("redelivery failed", e);
+        }
+    }
+
+    /** Records a check-back that settled nothing; past the maximum checks the message is dead. */
+    void checkUnsettled(ReliableStore.ClaimedCheck check, String why) {
+        Instant now = clock.instant();
+        int checks = check.checks() + 1;
+        try (Connection c = store.connection()) {
+            if (checks < settings.maxChecks) {
+                Backoff backoff = new Backoff(settings.checkBackoffInitial, 2.0, settings.checkBackoffMax);
+                Instant next = now.plus(backoff.delayAfter(checks, ThreadLocalRandom.current().nextDouble()));
+                store.rescheduleCheck(c, check, next, true, why, now);
+                return;
+            }
+            if (!store.rescheduleCheck(c, check, null, true, why, now)) {
+                return; // settled meanwhile
+            }
+            ReliableStore.MessageRow m = store.lock(c, check.id()).orElseThrow();
+            store.moveMessage(c, m, MessageState.DEAD, m.payload(), m.headers(), now, false);
+            store.record(c, m.id(), null, MessageState.PENDING, MessageState.DEAD,
+                    checks + " check-backs settled nothing; last: " + why, now);
+            notice(c, m, null, "MESSAGE_DEAD", why, now);
+        } catch (SQLException e) {
+            throw new IllegalStateException("recording a check failed", e);
+        }
+    }
+
+    private void notice(Connection c, ReliableStore.MessageRow m, String subscriber, String kind, String error,
+            Instant now) throws SQLException {
+        String id = UUID.randomUUID().toString();
+        var body = Json.createObjectBuilder().add("notificationId", id).add("kind", kind).add("messageId", m.id())
+                .add("topic", m.topic()).add("producer", m.producer()).add("reason", Content.error(error))
+                .add("at", now.toString());
+        if (subscriber != null) {
+            body.add("subscriber", subscriber);
+        }
+        store.insertNotice(c, id, m.producer(), m.id(), subscriber, kind, body.build().toString(), now);
+    }
+
+    private Duration redeliveryBackoff(int attempts) {
+        return new Backoff(settings.redeliveryBackoffInitial, 2.0, settings.redeliveryBackoffMax)
+                .delayAfter(attempts, ThreadLocalRandom.current().nextDouble());
+    }
+
+    private ReliableStore.MessageRow lock(Connection c, String id) throws SQLException {
+        return store.lock(c, id).orElseThrow(() -> new UnknownResourceException("message", id));
+    }
+
+    private ReliableStore.DeliveryRow delivery(Connection c, ReliableStore.MessageRow m, String subscriber,
+            String action) throws SQLException {
+        if (m.state() != MessageState.SENT && m.state() != MessageState.COMPLETED) {
+            throw new StateConflictException("message", m.id(), m.state(), action + " (it was never sent)");
+        }
+        return store.delivery(c, m.id(), subscriber)
+                .orElseThrow(() -> new UnknownResourceException("delivery", m.id() + "/" + subscriber));
+    }
+
+    private static void require(ReliableStore.MessageRow m, MessageState next, String action) {
+        if (!m.state().canMoveTo(next)) {
+            throw new StateConflictException("message", m.id(), m.state(), action);
+        }
+    }
+
+    private static ReliableMessage view(ReliableStore.MessageRow m, List<DeliveryRecord> deliveries,
+            List<Change> history) {
+        return new ReliableMessage(m.id(), m.topic(), m.producer(), m.state(), m.payload(),
+                Content.decodeHeaders(m.headers()), Duration.ofMillis(m.checkBackMs()), m.deliverAt(), m.checks(),
+                m.nextCheckAt(), m.lastError(), m.createdAt(), m.updatedAt(), deliveries, history);
+    }
+}

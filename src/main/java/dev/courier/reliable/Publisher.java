@@ -1,0 +1,98 @@
+package dev.courier.reliable;
+
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.jms.ConnectionFactory;
+import jakarta.jms.JMSConsumer;
+import jakarta.jms.JMSContext;
+import jakarta.jms.JMSProducer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+
+/**
+ * Puts reliable messages on the broker through the Artemis resource adapter, enlisted in the caller's XA
+ * transaction: a send exists on the broker only if the transaction that made it commits.
+ *
+ * <p>Each topic is a multicast address; each subscriber a durable queue {@code topic.subscriber} on it (a shared
+ * durable subscription of that name, so any JMS, AMQP or core client can consume it as
+ * {@code topic::topic.subscriber}). A publish reaches every subscriber's queue; a redelivery is sent to the fully
+ * qualified name of one queue and reaches that subscriber alone.
+ */
+@ApplicationScoped
+class Publisher {
+
+    /** JMS string property: the reliable message's id. Consumers report with it. */
+    static final String MESSAGE_ID = "courierMessageId";
+    static final String TOPIC = "courierTopic";
+    static final String PRODUCER = "courierProducer";
+    /** JMS string property, only on a redelivery: the one subscriber it is for. */
+    static final String SUBSCRIBER = "courierSubscriber";
+    /** JMS int property, only on a redelivery: the delivery attempt (1 for the publish). */
+    static final String ATTEMPT = "courierAttempt";
+
+    @Resource(lookup = "jms/courier")
+    private ConnectionFactory connectionFactory;
+
+    /**
+     * Makes sure the subscriber's durable multicast queue {@code topic.subscriber} exists on the address
+     * {@code topic}: a {@code createQueue} request to the broker's management address, answered on a temporary
+     * queue. Idempotent. Must run outside a transaction, or the request would wait for a commit that waits for
+     * the answer. (A JMS shared durable subscription would do it too, but the Artemis client escapes the dot in
+     * its name: the queue would be {@code topic\.subscriber}.)
+     *
+     * @throws jakarta.jms.JMSRuntimeException when the broker cannot be reached or refuses
+     */
+    void subscribe(String topic, String subscriber) {
+        String configuration = jakarta.json.Json.createObjectBuilder().add("name", Names.queue(topic, subscriber))
+                .add("address", topic).add("routing-type", "MULTICAST").add("durable", true).build().toString();
+        String parameters = jakarta.json.Json.createArrayBuilder().add(configuration).add(true).build().toString();
+        try (JMSContext jms = connectionFactory.createContext()) {
+            jakarta.jms.TemporaryQueue replies = jms.createTemporaryQueue();
+            jakarta.jms.TextMessage request = jms.createTextMessage(parameters);
+            request.setStringProperty("_AMQ_ResourceName", "broker");
+            request.setStringProperty("_AMQ_OperationName", "createQueue");
+            request.setJMSReplyTo(replies);
+            jms.createProducer().send(jms.createQueue("activemq.management"), request);
+            try (JMSConsumer consumer = jms.createConsumer(replies)) {
+                jakarta.jms.Message reply = consumer.receive(10_000);
+                if (reply == null) {
+                    throw new jakarta.jms.JMSRuntimeException("the broker did not answer the createQueue request");
+                }
+                if (!reply.getBooleanProperty("_AMQ_OperationSucceeded")) {
+                    throw new jakarta.jms.JMSRuntimeException("the broker refused to create queue "
+                            + Names.queue(topic, subscriber) + ": " + reply.getBody(String.class));
+                }
+            }
+        } catch (jakarta.jms.JMSException e) {
+            throw new jakarta.jms.JMSRuntimeException("creating queue " + Names.queue(topic, subscriber) + " failed: " + e);
+        }
+    }
+
+    /** Publishes to every subscriber of the message's topic. */
+    void publish(ReliableStore.MessageRow message, Instant now) {
+        try (JMSContext jms = connectionFactory.createContext()) {
+            producer(jms, message, now).send(jms.createTopic(message.topic()), message.payload());
+        }
+    }
+
+    /** Sends the message to one subscriber's queue only. */
+    void sendTo(ReliableStore.MessageRow message, String subscriber, int attempt, Instant now) {
+        try (JMSContext jms = connectionFactory.createContext()) {
+            producer(jms, message, now).setProperty(SUBSCRIBER, subscriber).setProperty(ATTEMPT, attempt)
+                    .send(jms.createQueue(Names.fullyQualified(message.topic(), subscriber)), message.payload());
+        }
+    }
+
+    private static JMSProducer producer(JMSContext jms, ReliableStore.MessageRow message, Instant now) {
+        JMSProducer producer = jms.createProducer().setProperty(MESSAGE_ID, message.id())
+                .setProperty(TOPIC, message.topic()).setProperty(PRODUCER, message.producer());
+        for (Map.Entry<String, String> header : Content.decodeHeaders(message.headers()).entrySet()) {
+            producer.setProperty(header.getKey(), header.getValue());
+        }
+        if (message.deliverAt() != null && message.deliverAt().isAfter(now)) {
+            producer.setDeliveryDelay(Duration.between(now, message.deliverAt()).toMillis());
+        }
+        return producer;
+    }
+}

@@ -1,0 +1,100 @@
+package dev.courier.reliable;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.transaction.Transactional;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/** The reconciler's steps, each in a transaction of its own, so one failing item never undoes another. */
+@ApplicationScoped
+@Transactional(Transactional.TxType.REQUIRES_NEW)
+class ReconcileSteps {
+
+    @Inject
+    private ReliableStore store;
+
+    @Inject
+    private Protocol protocol;
+
+    @Inject
+    private ReliableSettings settings;
+
+    @Inject
+    private Clock clock;
+
+    List<ReliableStore.ClaimedCheck> claimChecks() {
+        Instant now = clock.instant();
+        try (Connection c = store.connection()) {
+            return store.claimChecks(c, now, now.plus(settings.claimLease), settings.batchSize);
+        } catch (SQLException e) {
+            throw new IllegalStateException("claiming check-backs failed", e);
+        }
+    }
+
+    /** Puts a claimed check back, due at {@code at}, without counting it (its producer's gate refused the call). */
+    void defer(ReliableStore.ClaimedCheck check, Instant at) {
+        try (Connection c = store.connection()) {
+            store.rescheduleCheck(c, check, at, false, null, clock.instant());
+        } catch (SQLException e) {
+            throw new IllegalStateException("deferring a check-back failed", e);
+        }
+    }
+
+    void committed(ReliableStore.ClaimedCheck check, Optional<String> payload) {
+        protocol.confirm(check.id(), payload, Optional.empty(), "check-back answered COMMITTED");
+    }
+
+    void rolledBack(ReliableStore.ClaimedCheck check) {
+        protocol.cancel(check.id(), "check-back answered ROLLED_BACK");
+    }
+
+    void unsettled(ReliableStore.ClaimedCheck check, String why) {
+        protocol.checkUnsettled(check, why);
+    }
+
+    List<ReliableStore.DeliveryRow> dueDeliveries() {
+        try (Connection c = store.connection()) {
+            return store.dueDeliveries(c, clock.instant(), settings.batchSize);
+        } catch (SQLException e) {
+            throw new IllegalStateException("reading due deliveries failed", e);
+        }
+    }
+
+    void redeliver(ReliableStore.DeliveryRow due) {
+        protocol.redeliverOrBury(due);
+    }
+
+    List<ReliableStore.ClaimedNotice> claimNotices() {
+        Instant now = clock.instant();
+        try (Connection c = store.connection()) {
+            return store.claimNotices(c, now, now.plus(settings.claimLease), settings.batchSize);
+        } catch (SQLException e) {
+            throw new IllegalStateException("claiming notices failed", e);
+        }
+    }
+
+    void noticeOutcome(ReliableStore.ClaimedNotice notice, String error) {
+        Instant now = clock.instant();
+        dev.courier.queue.Backoff backoff = new dev.courier.queue.Backoff(settings.redeliveryBackoffInitial, 2.0,
+                settings.redeliveryBackoffMax);
+        try (Connection c = store.connection()) {
+            store.noticeOutcome(c, notice, error == null, now.plus(backoff.delayAfter(notice.attempts() + 1, 1.0)),
+                    error, now);
+        } catch (SQLException e) {
+            throw new IllegalStateException("recording a notice failed", e);
+        }
+    }
+
+    int purge() {
+        try (Connection c = store.connection()) {
+            return store.purge(c, clock.instant().minus(settings.retention));
+        } catch (SQLException e) {
+            throw new IllegalStateException("purging finished messages failed", e);
+        }
+    }
+}

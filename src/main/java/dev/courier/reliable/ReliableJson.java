@@ -1,0 +1,100 @@
+package dev.courier.reliable;
+
+import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonReader;
+import java.io.StringReader;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/** The JSON shapes of the reliable message service's REST API (field names fixed by the README). */
+final class ReliableJson {
+
+    private ReliableJson() {
+    }
+
+    static JsonObject outcome(Outcome outcome) {
+        return Json.createObjectBuilder().add("id", outcome.id()).add("state", outcome.state().name()).build();
+    }
+
+    static JsonObject producer(ProducerStatus status) {
+        JsonObjectBuilder json = producerFields(status.producer());
+        json.add("circuit", status.circuit().name()).add("pending", status.pending()).add("checksDue", status.checksDue());
+        optional(json, "lastError", status.lastError());
+        return json.build();
+    }
+
+    static JsonObjectBuilder producerFields(Producer producer) {
+        JsonObjectBuilder json = Json.createObjectBuilder().add("name", producer.name())
+                .add("checkBackUrl", producer.checkBackUrl().toString());
+        optional(json, "notificationUrl", producer.notificationUrl());
+        optional(json, "createdAt", producer.createdAt());
+        return json;
+    }
+
+    static JsonObject topic(String topic, List<Subscriber> subscribers) {
+        JsonArrayBuilder list = Json.createArrayBuilder();
+        subscribers.forEach(s -> list.add(subscriber(s)));
+        return Json.createObjectBuilder().add("name", topic).add("subscribers", list).build();
+    }
+
+    static JsonObject subscriber(Subscriber s) {
+        return Json.createObjectBuilder().add("name", s.name()).add("topic", s.topic()).add("queue", s.queue())
+                .add("retryLimit", s.retryLimit()).add("deliveryTimeoutSeconds", seconds(s.deliveryTimeout())).build();
+    }
+
+    static JsonObject message(ReliableMessage m, boolean withHistory) {
+        JsonObjectBuilder json = Json.createObjectBuilder().add("id", m.id()).add("topic", m.topic())
+                .add("producer", m.producer()).add("state", m.state().name());
+        try (JsonReader reader = Json.createReader(new StringReader(m.payload()))) {
+            json.add("payload", reader.readValue());
+        }
+        JsonObjectBuilder headers = Json.createObjectBuilder();
+        m.headers().forEach(headers::add);
+        json.add("headers", headers).add("checkBackSeconds", seconds(m.checkBackAfter())).add("checks", m.checks());
+        optional(json, "deliverAt", m.deliverAt());
+        optional(json, "nextCheckAt", m.nextCheckAt());
+        optional(json, "lastError", m.lastError());
+        optional(json, "createdAt", m.createdAt());
+        optional(json, "updatedAt", m.updatedAt());
+        JsonArrayBuilder deliveries = Json.createArrayBuilder();
+        for (DeliveryRecord d : m.deliveries()) {
+            JsonObjectBuilder delivery = Json.createObjectBuilder().add("subscriber", d.subscriber())
+                    .add("state", d.state().name()).add("attempts", d.attempts()).add("retryLimit", d.retryLimit());
+            optional(delivery, "lastError", d.lastError());
+            optional(delivery, "nextAttemptAt", d.nextAttemptAt());
+            optional(delivery, "consumedAt", d.consumedAt());
+            deliveries.add(delivery);
+        }
+        json.add("deliveries", deliveries);
+        if (withHistory) {
+            JsonArrayBuilder history = Json.createArrayBuilder();
+            for (Change change : m.history()) {
+                JsonObjectBuilder entry = Json.createObjectBuilder().add("at", change.at().toString());
+                optional(entry, "subscriber", change.subscriber());
+                optional(entry, "from", change.from());
+                entry.add("to", change.to());
+                optional(entry, "reason", change.reason());
+                entry.add("server", change.server());
+                history.add(entry);
+            }
+            json.add("history", history);
+        }
+        return json.build();
+    }
+
+    static double seconds(Duration duration) {
+        return duration.toMillis() / 1000.0;
+    }
+
+    private static void optional(JsonObjectBuilder json, String name, Object value) {
+        if (value instanceof Instant instant) {
+            json.add(name, instant.toString());
+        } else if (value != null) {
+            json.add(name, value.toString());
+        }
+    }
+}

@@ -1,0 +1,79 @@
+package dev.courier.reliable;
+
+import jakarta.enterprise.context.Dependent;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/** The reliable message service's defaults and limits, from MicroProfile Config (documented in the README). */
+@Dependent
+class ReliableSettings {
+
+    @Inject
+    @ConfigProperty(name = "courier.reliable.check-back-timeout", defaultValue = "PT10S")
+    Duration defaultCheckBackAfter;
+
+    @Inject
+    @ConfigProperty(name = "courier.reliable.max-checks", defaultValue = "15")
+    int maxChecks;
+
+    @Inject
+    @ConfigProperty(name = "courier.reliable.check-backoff-initial", defaultValue = "PT5S")
+    Duration checkBackoffInitial;
+
+    @Inject
+    @ConfigProperty(name = "courier.reliable.check-backoff-max", defaultValue = "PT5M")
+    Duration checkBackoffMax;
+
+    @Inject
+    @ConfigProperty(name = "courier.reliable.check-back-call-timeout", defaultValue = "PT3S")
+    Duration callTimeout;
+
+    @Inject
+    @ConfigProperty(name = "courier.reliable.producer-concurrency", defaultValue = "4")
+    int producerConcurrency;
+
+    @Inject
+    @ConfigProperty(name = "courier.reliable.circuit-failures", defaultValue = "5")
+    int circuitFailures;
+
+    @Inject
+    @ConfigProperty(name = "courier.reliable.circuit-open", defaultValue = "PT30S")
+    Duration circuitOpen;
+
+    @Inject
+    @ConfigProperty(name = "courier.reliable.retry-limit", defaultValue = "10")
+    int retryLimit;
+
+    @Inject
+    @ConfigProperty(name = "courier.reliable.delivery-timeout", defaultValue = "PT60S")
+    Duration deliveryTimeout;
+
+    @Inject
+    @ConfigProperty(name = "courier.reliable.redelivery-backoff-initial", defaultValue = "PT1S")
+    Duration redeliveryBackoffInitial;
+
+    @Inject
+    @ConfigProperty(name = "courier.reliable.redelivery-backoff-max", defaultValue = "PT5M")
+    Duration redeliveryBackoffMax;
+
+    @Inject
+    @ConfigProperty(name = "courier.reliable.reconcile-interval", defaultValue = "PT1S")
+    Duration reconcileInterval;
+
+    @Inject
+    @ConfigProperty(name = "courier.reliable.batch-size", defaultValue = "100")
+    int batchSize;
+
+    @Inject
+    @ConfigProperty(name = "courier.reliable.claim-lease", defaultValue = "PT60S")
+    Duration claimLease;
+
+    @Inject
+    @ConfigProperty(name = "courier.reliable.retention", defaultValue = "P7D")
+    Duration retention;
+
+    @Inject
+    @ConfigProperty(name = "courier.reliable.max-payload-bytes", defaultValue = "262144")
+    int maxPayloadBytes;
+}

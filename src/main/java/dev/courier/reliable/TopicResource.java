@@ -1,0 +1,57 @@
+package dev.courier.reliable;
+
+import dev.courier.platform.JsonRequest;
+import dev.courier.platform.ProblemException;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonValue;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/** {@code /api/topics}: topics and their subscribers. */
+@Path("topics")
+@Produces(MediaType.APPLICATION_JSON)
+public class TopicResource {
+
+    @Inject
+    private Topics topics;
+
+    /** {@code {"name", "retryLimit"?, "deliveryTimeoutSeconds"?}} → 201 created, 200 updated. */
+    @POST
+    @Path("{topic}/subscribers")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response subscribe(@PathParam("topic") String topic, JsonValue body) {
+        JsonRequest request = JsonRequest.of(body);
+        String name = request.string("name").orElseThrow(() -> ProblemException.invalid("'name' is required"));
+        boolean created = topics.subscribe(topic, name, request.integer("retryLimit", 0, 1000).orElse(null),
+                request.seconds("deliveryTimeoutSeconds", 0.001, 86_400).orElse(null));
+        return Response.status(created ? 201 : 200).entity(ReliableJson.topic(topic, topics.subscribers(topic))).build();
+    }
+
+    @GET
+    public JsonObject list() {
+        Map<String, List<Subscriber>> byTopic = topics.all().stream()
+                .collect(Collectors.groupingBy(Subscriber::topic, LinkedHashMap::new, Collectors.toList()));
+        JsonArrayBuilder all = Json.createArrayBuilder();
+        byTopic.forEach((topic, subscribers) -> all.add(ReliableJson.topic(topic, subscribers)));
+        return Json.createObjectBuilder().add("topics", all).build();
+    }
+
+    @GET
+    @Path("{topic}")
+    public JsonObject get(@PathParam("topic") String topic) {
+        return ReliableJson.topic(topic, topics.subscribers(topic));
+    }
+}

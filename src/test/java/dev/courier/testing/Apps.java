@@ -1,0 +1,88 @@
+package dev.courier.testing;
+
+import dev.courier.client.BarrierCheckBack;
+import dev.courier.client.ClientTables;
+import dev.courier.client.HttpCourierApi;
+import dev.courier.client.ReliableConsumer;
+import dev.courier.client.ReliableProducer;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.Resource;
+import jakarta.ejb.ConcurrencyManagement;
+import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.Singleton;
+import jakarta.ejb.Startup;
+import jakarta.ejb.TransactionManagement;
+import jakarta.ejb.TransactionManagementType;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+import java.net.URI;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.sql.DataSource;
+
+/**
+ * The upstream (orders) and downstream applications of the reliable message tests, wired from the client
+ * helpers as a real application would wire them. Both use Courier's database as "their own" database, in tables
+ * of their own; the helpers reach Courier over HTTP like any external application.
+ */
+@Singleton
+@Startup
+@ConcurrencyManagement(ConcurrencyManagementType.BEAN)
+@TransactionManagement(TransactionManagementType.BEAN)
+public class Apps {
+
+    @Resource(lookup = "jdbc/courier")
+    private DataSource dataSource;
+
+    @Resource
+    private TransactionSynchronizationRegistry transactions;
+
+    private LossyCourierApi courier;
+    private final Map<String, ReliableProducer> producers = new ConcurrentHashMap<>();
+    private final Map<String, ReliableConsumer> consumers = new ConcurrentHashMap<>();
+
+    @PostConstruct
+    void start() {
+        courier = new LossyCourierApi(new HttpCourierApi(URI.create("http://localhost:" + System.getenv().getOrDefault("COURIER_HTTP_PORT", "19080") + "/"), Duration.ofSeconds(10)));
+        try {
+            ClientTables.create(dataSource);
+            try (Connection c = dataSource.getConnection()) {
+                create(c, "CREATE TABLE test_order (id VARCHAR(36) NOT NULL PRIMARY KEY, message_id VARCHAR(36))");
+                create(c, "CREATE TABLE test_effect (message_id VARCHAR(36) NOT NULL, subscriber VARCHAR(63) NOT NULL)");
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void create(Connection c, String ddl) {
+        try (Statement statement = c.createStatement()) {
+            statement.executeUpdate(ddl);
+        } catch (SQLException e) {
+            // already there from an earlier deployment
+        }
+    }
+
+    public LossyCourierApi courier() {
+        return courier;
+    }
+
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    public ReliableProducer producer(String name) {
+        return producers.computeIfAbsent(name, n -> new ReliableProducer(courier, n, dataSource, transactions));
+    }
+
+    public ReliableConsumer consumer(String subscriber) {
+        return consumers.computeIfAbsent(subscriber, s -> new ReliableConsumer(courier, s, dataSource, transactions));
+    }
+
+    public BarrierCheckBack checkBack() {
+        return new BarrierCheckBack(dataSource);
+    }
+}

@@ -1,0 +1,66 @@
+package dev.courier.testing;
+
+import jakarta.annotation.Resource;
+import jakarta.ejb.Stateless;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+import jakarta.jms.ConnectionFactory;
+import jakarta.jms.JMSConsumer;
+import jakarta.jms.JMSContext;
+import jakarta.jms.Message;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+
+/**
+ * A downstream queue worker built on {@link dev.courier.client.ReliableConsumer}: takes one message from its
+ * subscriber queue and applies its effect (a row of test_effect), in one XA transaction over the broker and the
+ * database.
+ */
+@Stateless
+public class Downstream {
+
+    @Resource(lookup = "jms/courier")
+    private ConnectionFactory connectionFactory;
+
+    @Inject
+    private Apps apps;
+
+    /**
+     * Consumes one message of {@code topic::topic.subscriber}, if one comes within two seconds.
+     *
+     * @param fail make the effect fail (the transaction rolls back, the message goes back to the queue)
+     * @return "id processed|duplicate", or null when no message came
+     */
+    @TransactionAttribute(TransactionAttributeType.REQUIRED)
+    public String consumeOne(String topic, String subscriber, boolean fail) throws Exception {
+        try (JMSContext jms = connectionFactory.createContext();
+                JMSConsumer consumer = jms.createConsumer(jms.createQueue(topic + "::" + topic + "." + subscriber))) {
+            Message message = consumer.receive(2000);
+            if (message == null) {
+                return null;
+            }
+            String[] id = new String[1];
+            boolean processed = apps.consumer(subscriber).consume(message, (messageId, payload) -> {
+                id[0] = messageId;
+                effect(messageId, subscriber);
+                if (fail) {
+                    throw new IllegalStateException("the effect failed (test)");
+                }
+            });
+            return message.getStringProperty("courierMessageId") + (processed ? " processed" : " duplicate");
+        }
+    }
+
+    private void effect(String messageId, String subscriber) {
+        try (Connection c = apps.dataSource().getConnection(); PreparedStatement insert = c.prepareStatement(
+                "INSERT INTO test_effect (message_id, subscriber) VALUES (?, ?)")) {
+            insert.setString(1, messageId);
+            insert.setString(2, subscriber);
+            insert.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

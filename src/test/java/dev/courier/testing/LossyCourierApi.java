@@ -1,0 +1,65 @@
+package dev.courier.testing;
+
+import dev.courier.client.CourierApi;
+import dev.courier.client.CourierException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** The helpers' calls to Courier, of which a test can make the next few confirms or reports get lost. */
+public final class LossyCourierApi implements CourierApi {
+
+    private final CourierApi real;
+    private final AtomicInteger settlesToLose = new AtomicInteger();
+    private final AtomicInteger reportsToLose = new AtomicInteger();
+
+    public LossyCourierApi(CourierApi real) {
+        this.real = real;
+    }
+
+    /** The next {@code n} confirms or cancels never reach Courier. */
+    public void loseSettles(int n) {
+        settlesToLose.set(n);
+    }
+
+    /** The next {@code n} consumed or failed reports never reach Courier. */
+    public void loseReports(int n) {
+        reportsToLose.set(n);
+    }
+
+    @Override
+    public String prepare(String topic, String producer, String payloadJson, Map<String, String> headers,
+            Duration checkBackAfter) {
+        return real.prepare(topic, producer, payloadJson, headers, checkBackAfter);
+    }
+
+    @Override
+    public void confirm(String messageId) {
+        lose(settlesToLose);
+        real.confirm(messageId);
+    }
+
+    @Override
+    public void cancel(String messageId) {
+        lose(settlesToLose);
+        real.cancel(messageId);
+    }
+
+    @Override
+    public void consumed(String messageId, String subscriber) {
+        lose(reportsToLose);
+        real.consumed(messageId, subscriber);
+    }
+
+    @Override
+    public void failed(String messageId, String subscriber, String reason) {
+        lose(reportsToLose);
+        real.failed(messageId, subscriber, reason);
+    }
+
+    private static void lose(AtomicInteger counter) {
+        if (counter.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            throw new CourierException(0, "lost on the way (test)", null);
+        }
+    }
+}

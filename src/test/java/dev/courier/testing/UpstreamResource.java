@@ -1,0 +1,172 @@
+package dev.courier.testing;
+
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonObject;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Deployed only by the tests: the upstream and downstream applications over HTTP. Each producer name has a
+ * check-back behaviour the test sets ({@code BARRIER} answers from the barrier table through
+ * {@link dev.courier.client.BarrierCheckBack}); every check-back call and notification is recorded.
+ */
+@Path("test/apps")
+@Produces(MediaType.APPLICATION_JSON)
+public class UpstreamResource {
+
+    /** Check-back behaviour per producer: BARRIER, COMMITTED, COMMITTED_WITH_PAYLOAD, ROLLED_BACK, PENDING, ERROR, HANG. */
+    static final Map<String, String> MODES = new ConcurrentHashMap<>();
+    /** Per producer: "millis id answer" of each check-back call, when it was answered. */
+    static final Map<String, List<String>> CALLS = new ConcurrentHashMap<>();
+    static final Map<String, List<String>> NOTIFICATIONS = new ConcurrentHashMap<>();
+    static final Map<String, Integer> IN_PROGRESS = new ConcurrentHashMap<>();
+
+    @Inject
+    private Apps apps;
+
+    @Inject
+    private Orders orders;
+
+    @Inject
+    private Downstream downstream;
+
+    @PUT
+    @Path("{producer}/mode/{mode}")
+    public void mode(@PathParam("producer") String producer, @PathParam("mode") String mode) {
+        MODES.put(producer, mode);
+    }
+
+    @GET
+    @Path("{producer}/check-back")
+    public Response checkBack(@PathParam("producer") String producer, @QueryParam("id") String id) throws Exception {
+        IN_PROGRESS.merge(producer, 1, Integer::sum);
+        try {
+            String mode = MODES.getOrDefault(producer, "BARRIER");
+            String answer = switch (mode) {
+                case "BARRIER" -> apps.checkBack().answer(id).json();
+                case "COMMITTED_WITH_PAYLOAD" -> "{\"status\":\"COMMITTED\",\"payload\":{\"final\":true,\"version\":7}}";
+                case "ERROR" -> null;
+                case "HANG" -> {
+                    Thread.sleep(5000);
+                    yield "{\"status\":\"PENDING\"}";
+                }
+                default -> "{\"status\":\"" + mode + "\"}";
+            };
+            CALLS.computeIfAbsent(producer, p -> new CopyOnWriteArrayList<>())
+                    .add(System.currentTimeMillis() + " " + id + " " + (answer == null ? "500" : answer));
+            return answer == null ? Response.serverError().entity("{\"error\":\"boom\"}").build() : Response.ok(answer).build();
+        } finally {
+            IN_PROGRESS.merge(producer, -1, Integer::sum);
+        }
+    }
+
+    @POST
+    @Path("{producer}/notifications")
+    public void notification(@PathParam("producer") String producer, String body) {
+        NOTIFICATIONS.computeIfAbsent(producer, p -> new CopyOnWriteArrayList<>()).add(body);
+    }
+
+    /** Check-back calls answered so far, notifications received, check-backs in progress. */
+    @GET
+    @Path("{producer}")
+    public JsonObject producer(@PathParam("producer") String producer) {
+        JsonArrayBuilder calls = Json.createArrayBuilder();
+        CALLS.getOrDefault(producer, List.of()).forEach(calls::add);
+        JsonArrayBuilder notes = Json.createArrayBuilder();
+        NOTIFICATIONS.getOrDefault(producer, List.of()).forEach(notes::add);
+        return Json.createObjectBuilder().add("calls", calls).add("notifications", notes)
+                .add("inProgress", IN_PROGRESS.getOrDefault(producer, 0)).build();
+    }
+
+    /** Places an order through the producer helper; {@code hold} keeps its transaction open until released. */
+    @POST
+    @Path("{producer}/orders")
+    public JsonObject order(@PathParam("producer") String producer, @QueryParam("topic") String topic,
+            @QueryParam("fail") boolean fail, @QueryParam("hold") @DefaultValue("NONE") Orders.Hold hold,
+            @QueryParam("checkBackSeconds") @DefaultValue("10") double checkBackSeconds) {
+        try {
+            String[] placed = orders.place(producer, topic, fail, hold, checkBackSeconds).split(" ");
+            return Json.createObjectBuilder().add("order", placed[0]).add("messageId", placed[1]).build();
+        } catch (RuntimeException e) {
+            return Json.createObjectBuilder().add("error", String.valueOf(e)).build();
+        }
+    }
+
+    /** Arms a hold for the next held order; answers when released. */
+    @POST
+    @Path("holds")
+    public void arm() {
+        Orders.release = new CountDownLatch(1);
+        Orders.reached = new CountDownLatch(1);
+        Orders.heldMessageId = null;
+    }
+
+    /** Waits until the held order reached its hold point, answers its message id. */
+    @GET
+    @Path("holds/reached")
+    public JsonObject reached() throws InterruptedException {
+        if (!Orders.reached.await(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("no order reached its hold");
+        }
+        return Json.createObjectBuilder().add("messageId", Orders.heldMessageId).build();
+    }
+
+    @POST
+    @Path("holds/release")
+    public void release() {
+        Orders.release.countDown();
+    }
+
+    @GET
+    @Path("orders/count")
+    public JsonObject orders(@QueryParam("messageId") String messageId) {
+        return Json.createObjectBuilder().add("count", orders.count(messageId)).build();
+    }
+
+    @POST
+    @Path("lose")
+    public void lose(@QueryParam("settles") int settles, @QueryParam("reports") int reports) {
+        apps.courier().loseSettles(settles);
+        apps.courier().loseReports(reports);
+    }
+
+    /** One message consumed by the downstream worker of {@code subscriber}: 200 {"id","processed"}, 204 none. */
+    @POST
+    @Path("downstream/{topic}/{subscriber}")
+    public Response consume(@PathParam("topic") String topic, @PathParam("subscriber") String subscriber,
+            @QueryParam("fail") boolean fail) {
+        try {
+            String result = downstream.consumeOne(topic, subscriber, fail);
+            if (result == null) {
+                return Response.noContent().build();
+            }
+            String[] parts = result.split(" ");
+            return Response.ok(Json.createObjectBuilder().add("id", parts[0])
+                    .add("processed", parts[1].equals("processed")).build()).build();
+        } catch (Exception e) {
+            return Response.ok(Json.createObjectBuilder().add("error", String.valueOf(e)).build()).build();
+        }
+    }
+
+    @GET
+    @Path("effects")
+    public JsonObject effects(@QueryParam("messageId") String messageId, @QueryParam("subscriber") String subscriber) {
+        return Json.createObjectBuilder().add("count", orders.effects(messageId, subscriber)).build();
+    }
+}
