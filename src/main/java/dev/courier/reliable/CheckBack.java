@@ -6,7 +6,6 @@ import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
 import jakarta.json.JsonValue;
-import java.io.IOException;
 import java.io.StringReader;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -15,6 +14,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * Asks a producer what became of a pending message: {@code GET {checkBackUrl}?id=…}, answered with
@@ -50,18 +51,30 @@ class CheckBack {
     @Inject
     private ReliableSettings settings;
 
-    Answer ask(URI checkBackUrl, String messageId) throws Failure {
+    /**
+     * Asks without holding a thread while the producer thinks: the answer completes the returned stage.
+     *
+     * @return completes with the answer, or exceptionally with a {@link Failure}
+     */
+    CompletableFuture<Answer> ask(URI checkBackUrl, String messageId) {
         URI uri = URI.create(checkBackUrl + "?id=" + URLEncoder.encode(messageId, StandardCharsets.UTF_8));
-        HttpResponse<String> response;
-        try {
-            response = http.send(HttpRequest.newBuilder(uri).timeout(settings.callTimeout)
-                    .header("Accept", "application/json").GET().build(), HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new Failure("no answer from " + checkBackUrl + ": " + e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new Failure("interrupted");
-        }
+        HttpRequest request = HttpRequest.newBuilder(uri).timeout(settings.callTimeout)
+                .header("Accept", "application/json").GET().build();
+        return http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).handle((response, error) -> {
+            if (error != null) {
+                Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                        ? error.getCause() : error;
+                throw new CompletionException(new Failure("no answer from " + checkBackUrl + ": " + cause));
+            }
+            try {
+                return answer(response);
+            } catch (Failure failure) {
+                throw new CompletionException(failure);
+            }
+        });
+    }
+
+    private static Answer answer(HttpResponse<String> response) throws Failure {
         if (response.statusCode() != 200) {
             throw new Failure("check-back answered HTTP " + response.statusCode());
         }

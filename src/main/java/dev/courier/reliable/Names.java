@@ -5,8 +5,8 @@ import java.util.regex.Pattern;
 
 /**
  * Names of producers, topics and subscribers: a letter, then letters, digits, '_' or '-', at most 63 in all.
- * No dots and no colons, so that the broker queue {@code topic.subscriber} and its fully qualified name
- * {@code topic::topic.subscriber} are unambiguous, and no name can reach into another topic's address.
+ * No dots, colons or quotes, so that the broker queue {@code topic.subscriber}, its fully qualified name
+ * {@code topic::topic.subscriber} and its filter are unambiguous, and no name can reach into another topic's address.
  */
 final class Names {
 
@@ -26,10 +26,5 @@ final class Names {
     /** The broker queue of one subscriber of a topic. */
     static String queue(String topic, String subscriber) {
         return topic + "." + subscriber;
-    }
-
-    /** The fully qualified queue name: sends to it reach that subscriber's queue alone. */
-    static String fullyQualified(String topic, String subscriber) {
-        return topic + "::" + queue(topic, subscriber);
     }
 }

@@ -25,6 +25,7 @@ import java.util.concurrent.ThreadLocalRandom;
 @ApplicationScoped
 class Protocol {
 
+    static final String AFTER_PREPARE = "reliable.prepare.after-store";
     static final String AFTER_CONFIRM_UPDATE = "reliable.confirm.after-update";
     static final String AFTER_PUBLISH = "reliable.confirm.after-publish";
     static final String BEFORE_COMPLETE = "reliable.consumed.before-complete";
@@ -72,6 +73,7 @@ class Protocol {
                     MessageState.PENDING, payload, headers, checkBack.toMillis(), request.deliverAt(), 0,
                     now.plus(checkBack), null, 0, now, now));
             store.record(c, id, null, null, MessageState.PENDING, "prepared", now);
+            faults.checkpoint(AFTER_PREPARE);
             return id;
         } catch (SQLException e) {
             throw new IllegalStateException("prepare failed", e);

@@ -14,10 +14,12 @@ import java.util.Map;
  * Puts reliable messages on the broker through the Artemis resource adapter, enlisted in the caller's XA
  * transaction: a send exists on the broker only if the transaction that made it commits.
  *
- * <p>Each topic is a multicast address; each subscriber a durable queue {@code topic.subscriber} on it (a shared
- * durable subscription of that name, so any JMS, AMQP or core client can consume it as
- * {@code topic::topic.subscriber}). A publish reaches every subscriber's queue; a redelivery is sent to the fully
- * qualified name of one queue and reaches that subscriber alone.
+ * <p>Each topic is a multicast address; each subscriber a durable multicast queue {@code topic.subscriber} on it,
+ * which any JMS, AMQP or core client can consume as {@code topic::topic.subscriber}. A publish reaches every
+ * subscriber's queue; a redelivery carries {@code courierSubscriber} and reaches that subscriber's queue alone,
+ * because each queue's filter is {@code courierSubscriber IS NULL OR courierSubscriber = '<its name>'}. (Not a send
+ * to the queue's fully qualified name: the JMS client refuses a queue destination for a multicast queue, and a
+ * topic destination with a fully qualified name is routed to every queue of the address.)
  */
 @ApplicationScoped
 class Publisher {
@@ -26,7 +28,7 @@ class Publisher {
     static final String MESSAGE_ID = "courierMessageId";
     static final String TOPIC = "courierTopic";
     static final String PRODUCER = "courierProducer";
-    /** JMS string property, only on a redelivery: the one subscriber it is for. */
+    /** JMS string property, only on a redelivery: the one subscriber it is for (the queues' filters route on it). */
     static final String SUBSCRIBER = "courierSubscriber";
     /** JMS int property, only on a redelivery: the delivery attempt (1 for the publish). */
     static final String ATTEMPT = "courierAttempt";
@@ -45,7 +47,8 @@ class Publisher {
      */
     void subscribe(String topic, String subscriber) {
         String configuration = jakarta.json.Json.createObjectBuilder().add("name", Names.queue(topic, subscriber))
-                .add("address", topic).add("routing-type", "MULTICAST").add("durable", true).build().toString();
+                .add("address", topic).add("routing-type", "MULTICAST").add("durable", true)
+                .add("filter-string", SUBSCRIBER + " IS NULL OR " + SUBSCRIBER + " = '" + subscriber + "'").build().toString();
         String parameters = jakarta.json.Json.createArrayBuilder().add(configuration).add(true).build().toString();
         try (JMSContext jms = connectionFactory.createContext()) {
             jakarta.jms.TemporaryQueue replies = jms.createTemporaryQueue();
@@ -80,7 +83,7 @@ class Publisher {
     void sendTo(ReliableStore.MessageRow message, String subscriber, int attempt, Instant now) {
         try (JMSContext jms = connectionFactory.createContext()) {
             producer(jms, message, now).setProperty(SUBSCRIBER, subscriber).setProperty(ATTEMPT, attempt)
-                    .send(jms.createQueue(Names.fullyQualified(message.topic(), subscriber)), message.payload());
+                    .send(jms.createTopic(message.topic()), message.payload());
         }
     }
 

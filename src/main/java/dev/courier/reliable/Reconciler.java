@@ -112,14 +112,16 @@ public class Reconciler {
                 steps.defer(check, gate.retryAt(now, settings.reconcileInterval));
                 continue;
             }
-            started.add(CompletableFuture.runAsync(() -> check(check, gate), executor));
+            // The call holds no thread while the producer answers; settling runs on the managed executor.
+            started.add(checkBack.ask(check.checkBackUrl(), check.id())
+                    .handleAsync((answer, error) -> settle(check, gate, answer, error), executor));
         }
         for (ReliableStore.DeliveryRow due : steps.dueDeliveries()) {
             try {
                 steps.redeliver(due);
             } catch (RuntimeException e) {
                 // The row is still due: the next round tries again.
-                LOG.log(Level.WARNING, "redelivery of " + due.messageId() + " to " + due.subscriber() + " failed", e);
+                LOG.warning("redelivery of " + due.messageId() + " to " + due.subscriber() + " failed: " + e);
             }
         }
         for (ReliableStore.ClaimedNotice notice : steps.claimNotices()) {
@@ -130,20 +132,15 @@ public class Reconciler {
         return CompletableFuture.allOf(started.toArray(CompletableFuture[]::new));
     }
 
-    private void check(ReliableStore.ClaimedCheck check, ProducerGate gate) {
-        CheckBack.Answer answer;
-        try {
-            answer = checkBack.ask(check.checkBackUrl(), check.id());
-            gate.succeeded();
-        } catch (CheckBack.Failure e) {
-            gate.failed(e.getMessage(), clock.instant());
-            steps.unsettled(check, e.getMessage());
-            return;
-        } catch (RuntimeException e) {
-            gate.failed(e.toString(), clock.instant());
-            steps.unsettled(check, e.toString());
-            return;
+    private Void settle(ReliableStore.ClaimedCheck check, ProducerGate gate, CheckBack.Answer answer, Throwable error) {
+        if (error != null) {
+            Throwable cause = error.getCause() instanceof CheckBack.Failure failure ? failure : error;
+            String why = cause instanceof CheckBack.Failure ? cause.getMessage() : cause.toString();
+            gate.failed(why, clock.instant());
+            steps.unsettled(check, why);
+            return null;
         }
+        gate.succeeded();
         try {
             switch (answer.status()) {
                 case COMMITTED -> steps.committed(check, answer.payload());
@@ -154,8 +151,9 @@ public class Reconciler {
             LOG.warning("check-back of " + check.id() + " answered " + answer.status() + " but " + e.getMessage());
         } catch (RuntimeException e) {
             // Settling failed (broker or database down): counted as a check, tried again after the backoff.
-            LOG.log(Level.WARNING, "settling check-back of " + check.id() + " failed", e);
+            LOG.warning("settling check-back of " + check.id() + " (" + answer.status() + ") failed: " + e);
             steps.unsettled(check, "settling " + answer.status() + " failed: " + e);
         }
+        return null;
     }
 }

@@ -40,7 +40,9 @@ public final class Broker {
     public static void sendText(String queue, String text, String property, String value) {
         try (ActiveMQConnectionFactory factory = new ActiveMQConnectionFactory("tcp://127.0.0.1:" + PORT);
                 JMSContext context = factory.createContext("courier", "courier")) {
-            context.createProducer().setProperty(property, value).send(context.createQueue(queue), text);
+            // A fully qualified name of a subscriber's (multicast) queue is sent to as a topic.
+            context.createProducer().setProperty(property, value)
+                    .send(queue.contains("::") ? context.createTopic(queue) : context.createQueue(queue), text);
         }
     }
 

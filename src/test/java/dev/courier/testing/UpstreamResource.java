@@ -52,28 +52,36 @@ public class UpstreamResource {
         MODES.put(producer, mode);
     }
 
+    @jakarta.annotation.Resource
+    private jakarta.enterprise.concurrent.ManagedScheduledExecutorService scheduler;
+
     @GET
     @Path("{producer}/check-back")
-    public Response checkBack(@PathParam("producer") String producer, @QueryParam("id") String id) throws Exception {
+    public void checkBack(@PathParam("producer") String producer, @QueryParam("id") String id,
+            @jakarta.ws.rs.container.Suspended jakarta.ws.rs.container.AsyncResponse async) throws Exception {
+        String mode = MODES.getOrDefault(producer, "BARRIER");
+        if (mode.equals("HANG")) { // answers too late, holding no server thread meanwhile
+            scheduler.schedule(() -> async.resume(record(producer, id, "{\"status\":\"PENDING\"}")), 5, TimeUnit.SECONDS);
+            return;
+        }
         IN_PROGRESS.merge(producer, 1, Integer::sum);
         try {
-            String mode = MODES.getOrDefault(producer, "BARRIER");
             String answer = switch (mode) {
                 case "BARRIER" -> apps.checkBack().answer(id).json();
                 case "COMMITTED_WITH_PAYLOAD" -> "{\"status\":\"COMMITTED\",\"payload\":{\"final\":true,\"version\":7}}";
                 case "ERROR" -> null;
-                case "HANG" -> {
-                    Thread.sleep(5000);
-                    yield "{\"status\":\"PENDING\"}";
-                }
                 default -> "{\"status\":\"" + mode + "\"}";
             };
-            CALLS.computeIfAbsent(producer, p -> new CopyOnWriteArrayList<>())
-                    .add(System.currentTimeMillis() + " " + id + " " + (answer == null ? "500" : answer));
-            return answer == null ? Response.serverError().entity("{\"error\":\"boom\"}").build() : Response.ok(answer).build();
+            async.resume(record(producer, id, answer));
         } finally {
             IN_PROGRESS.merge(producer, -1, Integer::sum);
         }
+    }
+
+    private static Response record(String producer, String id, String answer) {
+        CALLS.computeIfAbsent(producer, p -> new CopyOnWriteArrayList<>())
+                .add(System.currentTimeMillis() + " " + id + " " + (answer == null ? "500" : answer));
+        return answer == null ? Response.serverError().entity("{\"error\":\"boom\"}").build() : Response.ok(answer).build();
     }
 
     @POST

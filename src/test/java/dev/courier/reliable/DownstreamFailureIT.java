@@ -1,0 +1,185 @@
+package dev.courier.reliable;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.courier.testing.Broker;
+import dev.courier.testing.CourierDeployment;
+import dev.courier.testing.Eventually;
+import dev.courier.testing.Http;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The downstream failure table of the seed (steps 1–5 between the broker, the consumer and Courier), one test per
+ * row, and a subscriber that always fails. Each asserts the consumer's business rows (one effect per message and
+ * subscriber, however often it arrived), the ledger and what the broker carried.
+ */
+@ExtendWith(ArquillianExtension.class)
+class DownstreamFailureIT {
+
+    private final Fixture f = new Fixture();
+    private final Http http = f.http;
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return CourierDeployment.war();
+    }
+
+    @AfterEach
+    void disarm() {
+        http.delete("api/test/faults");
+        f.lose(0, 0);
+    }
+
+    @Test
+    void row1_a_subscriber_that_never_got_the_message_gets_it_again_alone() {
+        f.register(f.producer, "BARRIER").subscribe(30, 10, "fast", "slow");
+        String id = f.order("").getString("messageId");
+        assertEquals(id, f.consume("fast", false).orElseThrow().getString("id"));
+        assertTrue(Broker.receive(Fixture.queue(f.topic, "slow"), java.time.Duration.ofSeconds(5)).isPresent(),
+                "the slow subscriber's copy is lost (taken off its queue, never processed)");
+
+        f.advance(31); // past the delivery timeout
+
+        Eventually.until("redelivered to slow", Fixture.SETTLE, () -> Broker.messagesAdded(f.topic + ".slow") == 2);
+        assertEquals(1, Broker.messagesAdded(f.topic + ".fast"), "the subscriber that reported gets nothing again");
+        JsonObject again = f.consume("slow", false).orElseThrow();
+        assertEquals(id, again.getString("id"));
+        f.awaitState(id, "COMPLETED");
+        assertEquals(2, f.delivery(id, "slow").getInt("attempts"));
+        assertEquals(1, f.effects(id, "slow"));
+        assertEquals(1, f.effects(id, "fast"));
+    }
+
+    @Test
+    void row2_a_failing_consumer_rolls_back_reports_failure_and_processes_the_redelivery_once() {
+        f.register(f.producer, "BARRIER").subscribe("a");
+        String id = f.order("").getString("messageId");
+
+        JsonObject failed = f.consume("a", true).orElseThrow();
+
+        assertTrue(failed.containsKey("error"), failed::toString);
+        assertEquals(0, f.effects(id, "a"), "the failed effect rolled back");
+        Eventually.until("the failure reported", Fixture.SETTLE,
+                () -> f.delivery(id, "a").getString("lastError", "").startsWith("failed:"));
+        f.advance(5); // past the redelivery backoff
+        Eventually.until("Courier redelivered", Fixture.SETTLE, () -> Broker.messagesAdded(f.topic + ".a") == 2);
+        List<Boolean> processed = consumeAll("a");
+        assertEquals(List.of(true, false), processed, "the broker's own redelivery and Courier's: one effect");
+        f.awaitState(id, "COMPLETED");
+        assertEquals(1, f.effects(id, "a"));
+    }
+
+    @Test
+    void row3_a_consumer_that_committed_but_lost_its_ack_skips_the_duplicate() {
+        f.register(f.producer, "BARRIER").subscribe("a");
+        String id = f.order("").getString("messageId");
+        assertTrue(f.consume("a", false).orElseThrow().getBoolean("processed"));
+        f.awaitState(id, "COMPLETED");
+
+        // As if the broker never saw the ack: the same message arrives again.
+        Broker.sendText(Fixture.queue(f.topic, "a"), "{\"order\":\"again\"}", "courierMessageId", id);
+
+        assertFalse(f.consume("a", false).orElseThrow().getBoolean("processed"));
+        assertEquals(1, f.effects(id, "a"));
+        assertEquals("COMPLETED", f.state(id), "a repeated consumed report changes nothing");
+    }
+
+    @Test
+    void row4_a_lost_consumed_report_is_made_again_after_the_redelivery() {
+        f.register(f.producer, "BARRIER").subscribe(30, 10, "a");
+        String id = f.order("").getString("messageId");
+        f.lose(0, 1);
+
+        assertTrue(f.consume("a", false).orElseThrow().getBoolean("processed"));
+        assertEquals("SENT", f.state(id), "Courier never heard");
+        f.advance(31);
+
+        Eventually.until("redelivered", Fixture.SETTLE, () -> Broker.messagesAdded(f.topic + ".a") == 2);
+        assertFalse(f.consume("a", false).orElseThrow().getBoolean("processed"));
+        f.awaitState(id, "COMPLETED");
+        assertEquals(1, f.effects(id, "a"));
+    }
+
+    @Test
+    void row5_courier_failing_to_record_the_report_redelivers_and_completes() {
+        f.register(f.producer, "BARRIER").subscribe(30, 10, "a");
+        String id = f.order("").getString("messageId");
+        f.arm("reliable.consumed.before-complete");
+
+        assertTrue(f.consume("a", false).orElseThrow().getBoolean("processed"));
+        assertEquals("SENT", f.state(id));
+        assertEquals("DELIVERED", f.delivery(id, "a").getString("state"), "the failed report rolled back");
+        f.advance(31);
+
+        Eventually.until("redelivered", Fixture.SETTLE, () -> Broker.messagesAdded(f.topic + ".a") == 2);
+        assertFalse(f.consume("a", false).orElseThrow().getBoolean("processed"));
+        f.awaitState(id, "COMPLETED");
+        assertEquals(1, f.effects(id, "a"));
+    }
+
+    @Test
+    void a_subscriber_that_always_fails_is_redelivered_alone_until_dead_then_replayed() {
+        f.register(f.producer, "BARRIER").subscribe(10, 2, "a", "b", "broken");
+        String id = f.order("").getString("messageId");
+        assertTrue(f.consume("a", false).orElseThrow().getBoolean("processed"));
+        assertTrue(f.consume("b", false).orElseThrow().getBoolean("processed"));
+
+        for (int attempt = 1; attempt <= 3; attempt++) { // the first delivery and two retries
+            int expected = attempt;
+            Eventually.until("delivery " + attempt + " to broken", Fixture.SETTLE,
+                    () -> Broker.messagesAdded(f.topic + ".broken") >= expected);
+            while (f.consume("broken", true).isPresent()) {
+                // every copy on the queue fails
+            }
+            f.advance(400); // past the delivery timeout and any backoff
+        }
+
+        Eventually.until("the delivery dead", Fixture.SETTLE, () -> f.delivery(id, "broken").getString("state").equals("DEAD"));
+        assertEquals(Map.of("a", "CONSUMED", "b", "CONSUMED", "broken", "DEAD"), f.deliveries(id));
+        assertEquals("SENT", f.state(id));
+        assertEquals(1, Broker.messagesAdded(f.topic + ".a"), "the others got it once");
+        assertEquals(1, Broker.messagesAdded(f.topic + ".b"));
+        assertEquals(3, Broker.messagesAdded(f.topic + ".broken"));
+        Eventually.until("the producer told", Fixture.SETTLE, () -> notifications().size() == 1);
+        assertTrue(notifications().get(0).contains("\"kind\":\"DELIVERY_DEAD\""), notifications()::toString);
+        assertTrue(notifications().get(0).contains("\"subscriber\":\"broken\""));
+        assertEquals(List.of(id), http.get("api/messages?subscriber=broken&deliveryState=DEAD&topic=" + f.topic).json()
+                .getJsonArray("messages").getValuesAs(JsonObject.class).stream().map(m -> m.getString("id")).toList());
+        f.advance(400);
+        assertEquals(3, Broker.messagesAdded(f.topic + ".broken"), "no more deliveries once dead");
+
+        assertEquals("SENT", http.post("api/messages/" + id + "/deliveries/broken/replay", "").json().getString("state"));
+        Optional<JsonObject> replayed = f.consume("broken", false);
+
+        assertTrue(replayed.orElseThrow().getBoolean("processed"), replayed::toString);
+        f.awaitState(id, "COMPLETED");
+        assertEquals(1, f.effects(id, "broken"));
+        assertEquals(1, f.effects(id, "a"));
+        assertEquals(1, notifications().size(), "told once");
+    }
+
+    private List<Boolean> consumeAll(String subscriber) {
+        List<Boolean> processed = new java.util.ArrayList<>();
+        for (Optional<JsonObject> next = f.consume(subscriber, false); next.isPresent(); next = f.consume(subscriber, false)) {
+            processed.add(next.get().getBoolean("processed"));
+        }
+        return processed;
+    }
+
+    private List<String> notifications() {
+        return f.upstream(f.producer).getJsonArray("notifications").getValuesAs(JsonString.class).stream()
+                .map(JsonString::getString).toList();
+    }
+}

@@ -1,0 +1,192 @@
+package dev.courier.reliable;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.courier.testing.Broker;
+import dev.courier.testing.CourierDeployment;
+import dev.courier.testing.Http;
+import jakarta.json.JsonObject;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The REST contract: idempotent calls, illegal transitions, unknown ids, bad bodies, queries, scheduling. */
+@ExtendWith(ArquillianExtension.class)
+class ReliableApiIT {
+
+    private final Fixture f = new Fixture();
+    private final Http http = f.http;
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return CourierDeployment.war();
+    }
+
+    @AfterEach
+    void disarm() {
+        http.delete("api/test/faults");
+    }
+
+    @Test
+    void should_answer_confirm_cancel_and_consumed_again_with_the_same_result_and_change_nothing() {
+        f.register(f.producer, "BARRIER").subscribe("a");
+        String id = f.prepare("{\"n\": 1}", 10);
+
+        assertEquals("SENT", http.post("api/messages/" + id + "/confirm", "").json().getString("state"));
+        assertEquals("SENT", http.post("api/messages/" + id + "/confirm", "").json().getString("state"));
+        assertEquals(1, Broker.messagesAdded(f.topic + ".a"), "a repeated confirm publishes nothing");
+        assertEquals("COMPLETED", http.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"a\"}").json().getString("state"));
+        assertEquals("COMPLETED", http.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"a\"}").json().getString("state"));
+        int history = f.message(id).getJsonArray("history").size();
+        assertEquals("COMPLETED", http.post("api/messages/" + id + "/confirm", "").json().getString("state"));
+        assertEquals(history, f.message(id).getJsonArray("history").size(), "repeats leave no trace");
+
+        String cancelled = f.prepare("{\"n\": 2}", 10);
+        assertEquals("CANCELLED", http.delete("api/messages/" + cancelled).json().getString("state"));
+        assertEquals("CANCELLED", http.delete("api/messages/" + cancelled).json().getString("state"));
+    }
+
+    @Test
+    void should_refuse_illegal_transitions_with_409_and_the_current_state() {
+        f.register(f.producer, "BARRIER").subscribe("a");
+        String cancelled = f.prepare("{}", 10);
+        http.delete("api/messages/" + cancelled);
+        String sent = f.prepare("{}", 10);
+        http.post("api/messages/" + sent + "/confirm", "");
+        String pending = f.prepare("{}", 10);
+
+        assertConflict(http.post("api/messages/" + cancelled + "/confirm", ""), "CANCELLED");
+        assertConflict(http.delete("api/messages/" + sent), "SENT");
+        assertConflict(http.post("api/messages/" + pending + "/consumed", "{\"subscriber\": \"a\"}"), "PENDING");
+        assertConflict(http.post("api/messages/" + pending + "/resume", ""), "PENDING");
+        assertConflict(http.post("api/messages/" + sent + "/deliveries/a/replay", ""), "DELIVERED");
+        http.post("api/messages/" + sent + "/consumed", "{\"subscriber\": \"a\"}");
+        assertConflict(http.post("api/messages/" + sent + "/failed", "{\"subscriber\": \"a\", \"reason\": \"x\"}"), "CONSUMED");
+        assertEquals("CANCELLED", f.state(cancelled));
+        assertEquals("PENDING", f.state(pending));
+    }
+
+    @Test
+    void should_answer_404_for_unknown_messages_producers_topics_and_deliveries() {
+        f.register(f.producer, "BARRIER").subscribe("a");
+        String sent = f.prepare("{}", 10);
+        http.post("api/messages/" + sent + "/confirm", "");
+
+        for (Http.Response response : List.of(http.get("api/messages/nope"), http.post("api/messages/nope/confirm", ""),
+                http.delete("api/messages/nope"), http.get("api/producers/nobody"), http.get("api/topics/nothing"),
+                http.post("api/messages/" + sent + "/consumed", "{\"subscriber\": \"stranger\"}"),
+                http.post("api/messages", "{\"topic\": \"" + f.topic + "\", \"producer\": \"nobody\", \"payload\": {}}"),
+                http.post("api/messages", "{\"topic\": \"nothing\", \"producer\": \"" + f.producer + "\", \"payload\": {}}"))) {
+            assertEquals(404, response.status(), response::toString);
+            assertEquals("application/problem+json", response.contentType());
+        }
+    }
+
+    @Test
+    void should_refuse_bad_input_precisely_and_write_nothing() {
+        f.register(f.producer, "BARRIER").subscribe("a");
+        String good = "\"topic\": \"" + f.topic + "\", \"producer\": \"" + f.producer + "\"";
+        List<String> badPrepares = List.of("[]", "{}", "{" + good + "}", "{" + good + ", \"payload\": {}, \"checkBackSeconds\": -1}",
+                "{" + good + ", \"payload\": {}, \"deliverAt\": \"tomorrow\"}",
+                "{" + good + ", \"payload\": {}, \"headers\": {\"JMSType\": \"x\"}}",
+                "{" + good + ", \"payload\": {}, \"headers\": {\"courierMessageId\": \"x\"}}",
+                "{" + good + ", \"payload\": {}, \"headers\": {\"a\": 1}}",
+                "{\"topic\": \"a.b\", \"producer\": \"" + f.producer + "\", \"payload\": {}}",
+                "{\"topic\": \"x::y\", \"producer\": \"" + f.producer + "\", \"payload\": {}}");
+        for (String body : badPrepares) {
+            Http.Response response = http.post("api/messages", body);
+            assertEquals(400, response.status(), body + " -> " + response);
+            assertEquals("application/problem+json", response.contentType());
+            assertTrue(response.json().getString("detail").length() > 10, response::toString);
+        }
+        assertEquals(400, http.post("api/messages", "{not json").status());
+        assertEquals(413, http.post("api/messages", "{" + good + ", \"payload\": \"" + "x".repeat(300_000) + "\"}").status());
+        assertEquals(400, http.post("api/producers", "{\"name\": \"ok\", \"checkBackUrl\": \"ftp://x/\"}").status());
+        assertEquals(400, http.post("api/producers", "{\"name\": \"ok\", \"checkBackUrl\": \"not a url\"}").status());
+        assertEquals(400, http.post("api/producers", "{\"name\": \"bad name\", \"checkBackUrl\": \"http://x/\"}").status());
+        assertEquals(400, http.post("api/topics/" + f.topic + "/subscribers", "{\"name\": \"a.b\"}").status());
+        assertEquals(400, http.post("api/topics/" + f.topic + "/subscribers", "{\"name\": \"b\", \"retryLimit\": -1}").status());
+        assertEquals(400, http.post("api/topics/" + f.topic + "/subscribers", "{\"name\": \"b\", \"deliveryTimeoutSeconds\": 0}").status());
+        assertEquals(400, http.get("api/messages?state=LOST").status());
+        assertEquals(400, http.get("api/messages?deliveryState=DEAD").status());
+        assertEquals(400, http.get("api/messages?limit=0").status());
+        String id = f.prepare("{}", 10);
+        assertEquals(400, http.post("api/messages/" + id + "/confirm", "{\"payload\": ").status());
+        assertEquals(400, http.post("api/messages/" + id + "/failed", "{\"subscriber\": \"a\"}").status());
+        assertEquals("PENDING", f.state(id), "a refused confirm changes nothing");
+        JsonObject page = http.get("api/messages?producer=" + f.producer).json();
+        assertEquals(1, page.getJsonArray("messages").size(), "no refused prepare left a message behind");
+        assertEquals(1, http.get("api/topics/" + f.topic).json().getJsonArray("subscribers").size());
+    }
+
+    @Test
+    void should_roll_back_a_prepare_that_fails_after_storing() {
+        f.register(f.producer, "BARRIER").subscribe("a");
+        f.arm("reliable.prepare.after-store");
+
+        Http.Response failed = http.post("api/messages", "{\"topic\": \"" + f.topic + "\", \"producer\": \""
+                + f.producer + "\", \"payload\": {}}");
+
+        assertEquals(500, failed.status(), failed::toString);
+        assertEquals(0, http.get("api/messages?producer=" + f.producer).json().getJsonArray("messages").size());
+    }
+
+    @Test
+    void should_find_the_messages_a_subscriber_has_not_consumed() {
+        f.register(f.producer, "BARRIER").subscribe("fast", "slow");
+        String first = f.prepare("{\"n\": 1}", 10);
+        String second = f.prepare("{\"n\": 2}", 10);
+        f.prepare("{\"n\": 3}", 10); // stays pending
+        for (String id : List.of(first, second)) {
+            http.post("api/messages/" + id + "/confirm", "");
+            http.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"fast\"}");
+        }
+        http.post("api/messages/" + first + "/consumed", "{\"subscriber\": \"slow\"}");
+
+        assertEquals(List.of(second), ids("subscriber=slow&deliveryState=DELIVERED&topic=" + f.topic));
+        assertEquals(List.of(), ids("subscriber=fast&deliveryState=DELIVERED&topic=" + f.topic));
+        assertEquals(List.of(first), ids("state=COMPLETED&producer=" + f.producer));
+        assertEquals(3, ids("producer=" + f.producer).size());
+        JsonObject page = http.get("api/messages?producer=" + f.producer + "&limit=2").json();
+        assertEquals(2, page.getInt("next"));
+        assertEquals(1, http.get("api/messages?producer=" + f.producer + "&limit=2&offset=2").json()
+                .getJsonArray("messages").size());
+        JsonObject producer = http.get("api/producers/" + f.producer).json();
+        assertEquals("CLOSED", producer.getString("circuit"));
+        assertEquals(1, producer.getInt("pending"));
+    }
+
+    @Test
+    void should_hold_a_scheduled_message_until_its_delivery_time() {
+        f.register(f.producer, "BARRIER").subscribe("later");
+        Instant at = Instant.now().plusSeconds(3);
+        Http.Response prepared = http.post("api/messages", "{\"topic\": \"" + f.topic + "\", \"producer\": \"" + f.producer
+                + "\", \"payload\": {\"at\": 1}, \"deliverAt\": \"" + at + "\"}");
+        String id = prepared.json().getString("id");
+
+        http.post("api/messages/" + id + "/confirm", "");
+
+        assertEquals("SENT", f.state(id));
+        assertTrue(Broker.receive(Fixture.queue(f.topic, "later"), Duration.ofMillis(1500)).isEmpty(), "not before its time");
+        Broker.Received received = Broker.receive(Fixture.queue(f.topic, "later"), Duration.ofSeconds(10)).orElseThrow();
+        assertEquals(id, received.courierMessageId());
+        assertTrue(!Instant.now().isBefore(at.minusMillis(100)), "delivered at its time");
+    }
+
+    private List<String> ids(String query) {
+        return http.get("api/messages?" + query).json().getJsonArray("messages").getValuesAs(JsonObject.class).stream()
+                .map(m -> m.getString("id")).toList();
+    }
+
+    private static void assertConflict(Http.Response response, String state) {
+        assertEquals(409, response.status(), response::toString);
+        assertEquals(state, response.json().getString("state"), response::toString);
+    }
+}

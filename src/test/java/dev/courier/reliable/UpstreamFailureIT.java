@@ -1,0 +1,307 @@
+package dev.courier.reliable;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.courier.testing.Broker;
+import dev.courier.testing.CourierDeployment;
+import dev.courier.testing.Eventually;
+import dev.courier.testing.Http;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonString;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The upstream failure table of the seed (steps 1–5 between the producer and Courier), one test per row, and
+ * the check-back contract. Each asserts the end state on both sides: the producer's order rows, the message,
+ * and what reached the broker.
+ */
+@ExtendWith(ArquillianExtension.class)
+class UpstreamFailureIT {
+
+    private static final Duration NOTHING_MORE = Duration.ofSeconds(2);
+
+    private final Fixture f = new Fixture();
+    private final Http http = f.http;
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return CourierDeployment.war();
+    }
+
+    @AfterEach
+    void disarm() {
+        http.delete("api/test/faults");
+        f.lose(0, 0);
+    }
+
+    @Test
+    void row1_prepare_never_stored_rolls_the_producer_back() {
+        f.register(f.producer, "BARRIER").subscribe("a");
+        f.arm("reliable.prepare.after-store"); // Courier fails while storing: nothing stored, the producer gets an error
+
+        JsonObject order = f.order("");
+
+        assertTrue(order.containsKey("error"), order::toString);
+        assertEquals(0, messages("producer=" + f.producer).size(), "nothing stored");
+        assertEquals(0, Broker.messagesAdded(f.topic + ".a"));
+    }
+
+    @Test
+    void row2_prepare_stored_but_answer_lost_is_cancelled_by_check_back() {
+        f.register(f.producer, "BARRIER").subscribe("a");
+        String id = f.prepare("{\"order\": \"lost answer\"}", 5); // stored; the producer never heard, wrote no barrier
+
+        f.advance(6);
+
+        f.awaitState(id, "CANCELLED");
+        assertTrue(answers(f.producer).contains("ROLLED_BACK"), answers(f.producer));
+        assertEquals(0, f.orders(id));
+        assertEquals(0, Broker.messagesAdded(f.topic + ".a"), "nothing delivered");
+    }
+
+    @Test
+    void row3_producer_transaction_fails_cancels_the_message() {
+        f.register(f.producer, "BARRIER").subscribe("a");
+
+        JsonObject order = f.order("&fail=true");
+        String id = messages("producer=" + f.producer).get(0).getString("id");
+
+        assertTrue(order.containsKey("error"), order::toString);
+        assertEquals("CANCELLED", f.state(id), "cancelled right after the rollback");
+        assertEquals(0, f.orders(id));
+        assertEquals(0, Broker.messagesAdded(f.topic + ".a"));
+    }
+
+    @Test
+    void row3_cancel_lost_after_rollback_is_settled_by_check_back() {
+        f.register(f.producer, "BARRIER").subscribe("a");
+        f.lose(1, 0);
+
+        f.order("&fail=true&checkBackSeconds=5");
+        String id = messages("producer=" + f.producer).get(0).getString("id");
+        assertEquals("PENDING", f.state(id), "the cancel was lost");
+        f.advance(6);
+
+        f.awaitState(id, "CANCELLED");
+        assertEquals(0, f.orders(id));
+        assertEquals(0, Broker.messagesAdded(f.topic + ".a"));
+    }
+
+    @Test
+    void row4_confirm_lost_is_confirmed_by_check_back_and_delivered_once() {
+        f.register(f.producer, "BARRIER").subscribe("a", "b");
+        f.lose(1, 0);
+
+        String id = f.order("&checkBackSeconds=5").getString("messageId");
+        assertEquals("PENDING", f.state(id), "the confirm was lost");
+        assertEquals(1, f.orders(id));
+        f.advance(6);
+
+        f.awaitState(id, "SENT");
+        assertTrue(answers(f.producer).contains("COMMITTED"));
+        assertEquals(id, Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10)).orElseThrow().courierMessageId());
+        assertEquals(1, Broker.messagesAdded(f.topic + ".a"));
+        assertEquals(1, Broker.messagesAdded(f.topic + ".b"));
+    }
+
+    @Test
+    void row5_confirm_failing_after_publish_leaves_nothing_on_the_broker_and_check_back_recovers() {
+        f.register(f.producer, "BARRIER").subscribe("a");
+        f.arm("reliable.confirm.after-publish");
+
+        String id = f.order("&checkBackSeconds=5").getString("messageId");
+
+        assertEquals("PENDING", f.state(id), "the failed confirm rolled back");
+        assertTrue(Broker.receive(Fixture.queue(f.topic, "a"), NOTHING_MORE).isEmpty(), "the publish rolled back with it");
+        f.advance(6);
+        f.awaitState(id, "SENT");
+        assertEquals(id, Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10)).orElseThrow().courierMessageId());
+        assertEquals(1, Broker.messagesAdded(f.topic + ".a"), "published exactly once");
+    }
+
+    @Test
+    void row5_broker_down_at_confirm_answers_503_and_the_message_stays_pending() {
+        f.register(f.producer, "BARRIER").subscribe("a");
+        http.put("api/test/apps/" + f.producer + "/mode/COMMITTED", "");
+        String id = f.prepare("{\"n\": 5}", 60);
+        Broker.stop();
+        try {
+            Http.Response confirm = http.post("api/messages/" + id + "/confirm", "");
+            assertEquals(503, confirm.status(), confirm::toString);
+            assertEquals("PENDING", f.state(id));
+        } finally {
+            Broker.start();
+        }
+        Eventually.until("readiness after the broker restart", Duration.ofSeconds(60),
+                () -> http.get("health/ready").status() == 200);
+        f.advance(61);
+
+        f.awaitState(id, "SENT");
+        assertEquals(1, Broker.messagesAdded(f.topic + ".a"));
+    }
+
+    @Test
+    void check_back_committed_with_payload_confirms_with_the_final_payload() {
+        f.register(f.producer, "COMMITTED_WITH_PAYLOAD").subscribe("a");
+        String id = f.prepare("{\"version\": null}", 1);
+
+        f.advance(2);
+
+        f.awaitState(id, "SENT");
+        assertEquals("{\"final\":true,\"version\":7}", Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10))
+                .orElseThrow().body());
+    }
+
+    @Test
+    void check_back_pending_error_and_timeout_are_tried_again_until_dead_then_resume() {
+        f.register(f.producer, "PENDING").subscribe("a");
+        String pending = f.prepare("{}", 1);
+        String errored = prepareFor(register("ERROR"), 1);
+        String hung = prepareFor(register("HANG"), 1);
+
+        f.advance(2);
+        Eventually.until("first checks made", Fixture.SETTLE, () -> checks(pending) == 1 && checks(errored) == 1
+                && checks(hung) == 1);
+        assertEquals("PENDING", f.state(pending));
+        assertEquals("producer answered PENDING", f.message(pending).getString("lastError"));
+        assertEquals("check-back answered HTTP 500", f.message(errored).getString("lastError"));
+        assertTrue(f.message(hung).getString("lastError").contains("no answer"), f.message(hung)::toString);
+        for (int check = 2; check <= 4; check++) { // the tests set courier.reliable.max-checks to 4
+            f.advance(600); // past any backoff (capped at 5 minutes)
+            int expected = check;
+            Eventually.until("check " + check, Fixture.SETTLE, () -> checks(pending) == expected);
+        }
+
+        f.awaitState(pending, "DEAD");
+        Eventually.until("the producer told once", Fixture.SETTLE, () -> notifications(f.producer).size() == 1);
+        JsonObject notice = jakarta.json.Json.createReader(new java.io.StringReader(notifications(f.producer).get(0))).readObject();
+        assertEquals("MESSAGE_DEAD", notice.getString("kind"));
+        assertEquals(pending, notice.getString("messageId"));
+        f.advance(600);
+        assertTrue(Broker.receive(Fixture.queue(f.topic, "a"), NOTHING_MORE).isEmpty());
+        assertEquals(1, notifications(f.producer).size(), "told once, not again");
+        assertEquals(4, checks(pending), "no check after dead");
+
+        http.put("api/test/apps/" + f.producer + "/mode/COMMITTED", "");
+        assertEquals("PENDING", http.post("api/messages/" + pending + "/resume", "").json().getString("state"));
+        f.advance(1);
+        f.awaitState(pending, "SENT");
+    }
+
+    @Test
+    void barrier_check_back_during_an_open_producer_transaction_waits_and_answers_committed() throws Exception {
+        f.register(f.producer, "BARRIER").subscribe("a");
+        f.lose(1, 0); // so that only the check-back can confirm
+        http.post("api/test/apps/holds", "");
+        CompletableFuture<Http.Response> order = CompletableFuture.supplyAsync(
+                () -> http.post("api/test/apps/" + f.producer + "/orders?topic=" + f.topic + "&hold=BEFORE_COMMIT&checkBackSeconds=1", ""));
+        String id = http.get("api/test/apps/holds/reached").json().getString("messageId");
+
+        f.advance(2); // the check-back comes while the producer's transaction, barrier row written, is still open
+        Eventually.until("the check-back waiting on the barrier", Fixture.SETTLE,
+                () -> f.upstream(f.producer).getInt("inProgress") > 0);
+        http.post("api/test/apps/holds/release", "");
+        assertTrue(order.get().json().containsKey("messageId"), order.get()::toString);
+
+        Eventually.until("a check-back answered", Fixture.SETTLE, () -> !answers(f.producer).isEmpty());
+        assertFalse(answers(f.producer).contains("ROLLED_BACK"), "never ROLLED_BACK for a transaction that committed");
+        f.advance(600);
+        f.awaitState(id, "SENT");
+        assertEquals(1, f.orders(id));
+        assertEquals(1, Broker.messagesAdded(f.topic + ".a"));
+    }
+
+    @Test
+    void barrier_check_back_before_the_barrier_row_makes_the_producer_transaction_fail() throws Exception {
+        f.register(f.producer, "BARRIER").subscribe("a");
+        http.post("api/test/apps/holds", "");
+        CompletableFuture<Http.Response> order = CompletableFuture.supplyAsync(
+                () -> http.post("api/test/apps/" + f.producer + "/orders?topic=" + f.topic + "&hold=BEFORE_BARRIER&checkBackSeconds=1", ""));
+        String id = http.get("api/test/apps/holds/reached").json().getString("messageId");
+
+        f.advance(2); // the check-back comes before the producer wrote its barrier row
+        f.awaitState(id, "CANCELLED");
+        http.post("api/test/apps/holds/release", "");
+
+        assertTrue(order.get().json().containsKey("error"), "the producer's transaction failed: " + order.get());
+        assertEquals(0, f.orders(id), "no order without its message");
+        assertEquals("CANCELLED", f.state(id));
+        assertEquals(0, Broker.messagesAdded(f.topic + ".a"));
+    }
+
+    @Test
+    void a_hanging_and_a_dead_producer_do_not_delay_the_check_backs_of_others() {
+        String hanging = register("HANG");
+        String healthy = register("ROLLED_BACK");
+        String down = Fixture.unique("down");
+        assertEquals(201, http.post("api/producers", "{\"name\": \"" + down
+                + "\", \"checkBackUrl\": \"http://127.0.0.1:9/check-back\"}").status());
+        f.subscribe("a");
+        List<String> slow = List.of(prepareFor(hanging, 1), prepareFor(hanging, 1), prepareFor(hanging, 1),
+                prepareFor(hanging, 1), prepareFor(hanging, 1), prepareFor(hanging, 1));
+        List<String> dead = new java.util.ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            dead.add(prepareFor(down, 1));
+        }
+        List<String> fine = List.of(prepareFor(healthy, 1), prepareFor(healthy, 1), prepareFor(healthy, 1),
+                prepareFor(healthy, 1), prepareFor(healthy, 1), prepareFor(healthy, 1));
+
+        long due = System.nanoTime();
+        f.advance(2);
+        Eventually.until("the healthy producer's messages cancelled", Fixture.SETTLE,
+                () -> fine.stream().allMatch(id -> f.state(id).equals("CANCELLED")));
+        long took = Duration.ofNanos(System.nanoTime() - due).toMillis();
+
+        // The hanging producer's calls each take the 1 s call timeout, four at a time; the healthy ones did not wait.
+        assertTrue(took < 4000, "the healthy producer's check-backs took " + took + " ms");
+        Eventually.until("the dead producer's circuit open", Fixture.SETTLE,
+                () -> http.get("api/producers/" + down).json().getString("circuit").equals("OPEN"));
+        int checksOfDown = dead.stream().mapToInt(this::checks).sum();
+        assertTrue(checksOfDown <= 8, "no storm on the dead producer: " + checksOfDown + " calls");
+        f.advance(20); // the backoff passes, the circuit (30 s) is still open: no call to the dead producer
+        Eventually.until("the hanging producer checked", Fixture.SETTLE, () -> slow.stream().allMatch(id -> checks(id) >= 1));
+        assertEquals(checksOfDown, dead.stream().mapToInt(this::checks).sum(), "no call while the circuit is open");
+        assertTrue(http.get("api/producers/" + down).json().getString("lastError").contains("no answer"));
+    }
+
+    private String register(String mode) {
+        String name = Fixture.unique("p");
+        f.register(name, mode);
+        return name;
+    }
+
+    private String prepareFor(String producer, double checkBackSeconds) {
+        Http.Response prepared = http.post("api/messages", "{\"topic\": \"" + f.topic + "\", \"producer\": \"" + producer
+                + "\", \"payload\": {}, \"checkBackSeconds\": " + checkBackSeconds + "}");
+        assertEquals(201, prepared.status(), prepared::toString);
+        return prepared.json().getString("id");
+    }
+
+    private int checks(String id) {
+        return f.message(id).getInt("checks");
+    }
+
+    private List<JsonObject> messages(String query) {
+        return http.get("api/messages?" + query).json().getJsonArray("messages").getValuesAs(JsonObject.class);
+    }
+
+    private String answers(String producer) {
+        return f.upstream(producer).getJsonArray("calls").getValuesAs(JsonString.class).stream()
+                .map(JsonString::getString).toList().toString();
+    }
+
+    private List<String> notifications(String producer) {
+        return f.upstream(producer).getJsonArray("notifications").getValuesAs(JsonString.class).stream()
+                .map(JsonString::getString).toList();
+    }
+}
