@@ -20,7 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -46,7 +45,7 @@ import java.util.logging.Logger;
 public class Reconciler {
 
     private static final Logger LOG = Logger.getLogger(Reconciler.class.getName());
-    private static final int PURGE_EVERY = 60;
+    private static final java.time.Duration PURGE_EVERY = java.time.Duration.ofMinutes(1);
 
     @Resource
     private TimerService timers;
@@ -73,7 +72,7 @@ public class Reconciler {
     private Clock clock;
 
     private final AtomicBoolean running = new AtomicBoolean();
-    private final AtomicInteger ticks = new AtomicInteger();
+    private volatile Instant lastPurge = Instant.MIN;
 
     @PostConstruct
     void schedule() {
@@ -87,7 +86,9 @@ public class Reconciler {
         if (running.compareAndSet(false, true)) {
             try {
                 reconcile();
-                if (ticks.incrementAndGet() % PURGE_EVERY == 0) {
+                Instant now = clock.instant();
+                if (!now.isBefore(lastPurge.plus(PURGE_EVERY))) {
+                    lastPurge = now;
                     steps.purge();
                 }
             } catch (RuntimeException e) {

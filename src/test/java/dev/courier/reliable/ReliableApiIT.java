@@ -180,6 +180,24 @@ class ReliableApiIT {
         assertTrue(!Instant.now().isBefore(at.minusMillis(100)), "delivered at its time");
     }
 
+    @Test
+    void should_purge_completed_and_cancelled_messages_after_the_retention_period() {
+        f.register(f.producer, "BARRIER").subscribe("a");
+        String completed = f.prepare("{}", 3600);
+        http.post("api/messages/" + completed + "/confirm", "");
+        http.post("api/messages/" + completed + "/consumed", "{\"subscriber\": \"a\"}");
+        String cancelled = f.prepare("{}", 3600);
+        http.delete("api/messages/" + cancelled);
+        String sent = f.prepare("{}", 3600);
+        http.post("api/messages/" + sent + "/confirm", "");
+
+        f.advance(8 * 24 * 3600); // past the 7-day retention
+
+        dev.courier.testing.Eventually.until("finished messages purged", Fixture.SETTLE,
+                () -> http.get("api/messages/" + completed).status() == 404 && http.get("api/messages/" + cancelled).status() == 404);
+        assertEquals(200, http.get("api/messages/" + sent).status(), "an unfinished message is kept");
+    }
+
     private List<String> ids(String query) {
         return http.get("api/messages?" + query).json().getJsonArray("messages").getValuesAs(JsonObject.class).stream()
                 .map(m -> m.getString("id")).toList();

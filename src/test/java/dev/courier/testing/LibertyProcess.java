@@ -15,8 +15,41 @@ import java.util.concurrent.TimeUnit;
 public final class LibertyProcess {
 
     private final Path wlp = Path.of(System.getProperty("wlp.home", "target/liberty/wlp"));
-    private final Path server = wlp.resolve("usr/servers/courier");
-    private final Http http = Http.server();
+    private final String name;
+    private final Path server;
+    private final Http http;
+    private final java.util.Map<String, String> environment = new java.util.HashMap<>();
+
+    /** The test run's server, {@code courier}, on the test ports. */
+    public LibertyProcess() {
+        this.name = "courier";
+        this.server = wlp.resolve("usr/servers/courier");
+        this.http = Http.server();
+    }
+
+    /**
+     * Another server of the same installation, with the configuration of {@code courier} (same database and
+     * broker) on its own HTTP ports.
+     */
+    public LibertyProcess(String name, int httpPort, int httpsPort) throws IOException {
+        this.name = name;
+        this.server = wlp.resolve("usr/servers/" + name);
+        this.http = new Http("http://localhost:" + httpPort + "/");
+        environment.put("COURIER_HTTP_PORT", Integer.toString(httpPort));
+        environment.put("COURIER_HTTPS_PORT", Integer.toString(httpsPort));
+        Path template = wlp.resolve("usr/servers/courier");
+        Files.createDirectories(server);
+        try (var files = Files.list(template)) {
+            for (Path file : files.filter(f -> f.getFileName().toString().matches("server\\.xml|server\\.env|datasource-.*\\.xml")).toList()) {
+                Files.copy(file, server.resolve(file.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+    }
+
+    /** The server's HTTP client. */
+    public Http http() {
+        return http;
+    }
 
     public void deploy() throws IOException {
         Files.createDirectories(server.resolve("dropins"));
@@ -46,15 +79,17 @@ public final class LibertyProcess {
 
     /** Kills the server JVM with SIGKILL: no shutdown hook, no graceful anything. */
     public void kill() throws IOException, InterruptedException {
-        long pid = Long.parseLong(Files.readString(wlp.resolve("usr/servers/.pid/courier.pid")).trim());
+        long pid = Long.parseLong(Files.readString(wlp.resolve("usr/servers/.pid/" + name + ".pid")).trim());
         ProcessHandle handle = ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException("no server pid " + pid));
         new ProcessBuilder("kill", "-9", Long.toString(pid)).inheritIO().start().waitFor();
         handle.onExit().join();
     }
 
     private void run(String command) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder(wlp.resolve("bin/server").toString(), command, "courier")
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        ProcessBuilder builder = new ProcessBuilder(wlp.resolve("bin/server").toString(), command, name)
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        builder.environment().putAll(environment);
+        Process process = builder.start();
         if (!process.waitFor(3, TimeUnit.MINUTES)) {
             process.destroyForcibly();
             throw new IllegalStateException("server " + command + " did not finish");
