@@ -29,6 +29,9 @@ public class BenchResource {
     @Inject
     private QueueBenchmark benchmark;
 
+    @Inject
+    private ReliableBenchmark reliable;
+
     @POST
     @Path("queue")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -45,6 +48,26 @@ public class BenchResource {
                 .add("send", phase(result.send()))
                 .add("receiveAndAck", phase(result.receiveAndAck()))
                 .build();
+    }
+
+    /**
+     * {@code POST /api/bench/reliable} {@code {"topic", "producer", "producers", "messages", "confirm"?,
+     * "checkBackSeconds"?}}: runs {@link ReliableBenchmark}.
+     */
+    @POST
+    @Path("reliable")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public JsonObject reliable(JsonValue body) throws Exception {
+        if (!enabled) {
+            throw new ProblemException(404, "Not found", "benchmarks are disabled (courier.bench.enabled=false)");
+        }
+        JsonRequest request = JsonRequest.of(body);
+        QueueBenchmark.Phase phase = reliable.run(request.string("topic").orElseThrow(() -> ProblemException.invalid("'topic' is required")),
+                request.string("producer").orElseThrow(() -> ProblemException.invalid("'producer' is required")),
+                request.integer("producers", 1, 64).orElse(1), request.integer("messages", 1, 1_000_000).orElse(1000),
+                !request.value("confirm").map(JsonValue.FALSE::equals).orElse(false),
+                request.seconds("checkBackSeconds", 0, 86_400).orElse(java.time.Duration.ofSeconds(10)));
+        return phase(phase).build();
     }
 
     private static JsonObjectBuilder phase(QueueBenchmark.Phase phase) {

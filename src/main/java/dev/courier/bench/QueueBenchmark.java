@@ -90,16 +90,6 @@ public class QueueBenchmark {
     }
 
     private Phase phase(int workers, Callable<List<Long>> work, int messages) throws Exception {
-        long start = System.nanoTime();
-        List<Future<List<Long>>> running = new ArrayList<>();
-        for (int w = 0; w < workers; w++) {
-            running.add(executor.submit(work));
-        }
-        List<Long> all = new ArrayList<>();
-        for (Future<List<Long>> future : running) {
-            all.addAll(future.get());
-        }
-        double seconds = (System.nanoTime() - start) / 1e9;
-        return new Phase(messages, seconds, new Latencies(all.stream().mapToLong(Long::longValue).toArray()));
+        return Workers.run(executor, workers, work, messages);
     }
 }

@@ -16,10 +16,13 @@ import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -27,9 +30,9 @@ import java.util.logging.Logger;
  * Settles what the protocol's happy path left open, every {@code courier.reliable.reconcile-interval} (1 s):
  * <ul>
  * <li><b>Check-back</b>: pending messages past their timeout are claimed in batches (a lease on the row, so on
- * several servers each is checked by one) and checked back in parallel on the managed executor, each producer
- * behind its own {@link ProducerGate} — a slow or dead producer holds only its own permits and opens only its
- * own circuit. COMMITTED confirms, ROLLED_BACK cancels; anything else is tried again with capped, jittered
+ * several servers each is checked by one) and queued in a lane per producer; each lane runs its calls in
+ * parallel behind the producer's own {@link ProducerGate}, so a slow or dead producer holds only its own permits
+ * and opens only its own circuit, and the calls hold no thread while a producer thinks. COMMITTED confirms, ROLLED_BACK cancels; anything else is tried again with capped, jittered
  * exponential backoff, and after {@code courier.reliable.max-checks} the message is dead and its producer told.
  * <li><b>Sent timeout</b>: a delivery whose subscriber did not report in time (or reported a failure) is sent
  * again to that subscriber's queue alone; past its retry limit it is dead and the producer told.
@@ -72,6 +75,9 @@ public class Reconciler {
     private Clock clock;
 
     private final AtomicBoolean running = new AtomicBoolean();
+    /** Claimed check-backs waiting for their producer's gate, per producer. */
+    private final Map<String, Deque<ReliableStore.ClaimedCheck>> lanes = new ConcurrentHashMap<>();
+    private final AtomicInteger waiting = new AtomicInteger();
     private volatile Instant lastPurge = Instant.MIN;
 
     @PostConstruct
@@ -100,37 +106,83 @@ public class Reconciler {
     }
 
     /**
-     * One round: claims due check-backs and starts them, redelivers due deliveries, starts due notices.
-     *
-     * @return completes when every call this round started has been answered and recorded
+     * One round: claims due check-backs (batch after batch, up to {@code courier.reliable.max-waiting-checks}
+     * waiting on this server) and lets each producer's lane start them as its gate allows; redelivers due
+     * deliveries (batch after batch, for at most one interval); starts due notices.
      */
-    public CompletableFuture<Void> reconcile() {
-        List<CompletableFuture<?>> started = new ArrayList<>();
-        for (ReliableStore.ClaimedCheck check : steps.claimChecks()) {
-            ProducerGate gate = gates.of(check.producer());
+    public void reconcile() {
+        while (waiting.get() < settings.maxWaitingChecks) {
+            List<ReliableStore.ClaimedCheck> claimed = steps.claimChecks();
+            for (ReliableStore.ClaimedCheck check : claimed) {
+                lanes.computeIfAbsent(check.producer(), p -> new ConcurrentLinkedDeque<>()).add(check);
+                waiting.incrementAndGet();
+            }
+            if (claimed.size() < settings.batchSize) {
+                break;
+            }
+        }
+        lanes.keySet().forEach(this::pump);
+        long until = System.nanoTime() + settings.reconcileInterval.toNanos();
+        redeliver(until);
+        for (ReliableStore.ClaimedNotice notice : steps.claimNotices()) {
+            executor.execute(() -> steps.noticeOutcome(notice, notice.url() == null
+                    ? "the producer has no notification URL" : notifier.tell(notice.url(), notice.body())));
+        }
+    }
+
+    /** Redelivers due deliveries, batch after batch, until none is due or the time is up or one fails. */
+    private void redeliver(long untilNanos) {
+        List<ReliableStore.DeliveryRow> due;
+        do {
+            due = steps.dueDeliveries();
+            for (ReliableStore.DeliveryRow delivery : due) {
+                try {
+                    steps.redeliver(delivery);
+                } catch (RuntimeException e) {
+                    // The row is still due: the next round tries again (the broker is likely down: stop here).
+                    LOG.warning("redelivery of " + delivery.messageId() + " to " + delivery.subscriber() + " failed: " + e);
+                    return;
+                }
+            }
+        } while (due.size() == settings.batchSize && System.nanoTime() < untilNanos);
+    }
+
+    /**
+     * Starts the waiting check-backs of one producer while its gate admits them; a finished call pumps again.
+     * Calls hold no thread while the producer answers; settling runs on the managed executor. An open circuit
+     * puts every waiting check back in the table, due when the circuit half-opens, without counting it.
+     */
+    private void pump(String producer) {
+        Deque<ReliableStore.ClaimedCheck> lane = lanes.get(producer);
+        ProducerGate gate = gates.of(producer);
+        while (true) {
+            ReliableStore.ClaimedCheck check = lane.poll();
+            if (check == null) {
+                return;
+            }
             Instant now = clock.instant();
-            if (!gate.tryAcquire(now)) {
+            if (now.isAfter(check.leaseUntil().minus(settings.claimLease.dividedBy(2)))) {
+                waiting.decrementAndGet(); // waited too long: its lease may pass to another server; left to that
+                continue;
+            }
+            if (gate.circuit(now) == Circuit.OPEN) {
+                waiting.decrementAndGet();
                 steps.defer(check, gate.retryAt(now, settings.reconcileInterval));
                 continue;
             }
-            // The call holds no thread while the producer answers; settling runs on the managed executor.
-            started.add(checkBack.ask(check.checkBackUrl(), check.id())
-                    .handleAsync((answer, error) -> settle(check, gate, answer, error), executor));
-        }
-        for (ReliableStore.DeliveryRow due : steps.dueDeliveries()) {
-            try {
-                steps.redeliver(due);
-            } catch (RuntimeException e) {
-                // The row is still due: the next round tries again.
-                LOG.warning("redelivery of " + due.messageId() + " to " + due.subscriber() + " failed: " + e);
+            if (!gate.tryAcquire(now)) {
+                lane.addFirst(check); // the bulkhead is full: the next finished call of this producer pumps again
+                return;
             }
+            waiting.decrementAndGet();
+            checkBack.ask(check.checkBackUrl(), check.id()).handleAsync((answer, error) -> {
+                try {
+                    return settle(check, gate, answer, error);
+                } finally {
+                    pump(producer);
+                }
+            }, executor);
         }
-        for (ReliableStore.ClaimedNotice notice : steps.claimNotices()) {
-            started.add(CompletableFuture.runAsync(() -> steps.noticeOutcome(notice,
-                    notice.url() == null ? "the producer has no notification URL" : notifier.tell(notice.url(), notice.body())),
-                    executor));
-        }
-        return CompletableFuture.allOf(started.toArray(CompletableFuture[]::new));
     }
 
     private Void settle(ReliableStore.ClaimedCheck check, ProducerGate gate, CheckBack.Answer answer, Throwable error) {

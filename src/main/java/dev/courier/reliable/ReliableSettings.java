@@ -66,6 +66,10 @@ class ReliableSettings {
     int batchSize;
 
     @Inject
+    @ConfigProperty(name = "courier.reliable.max-waiting-checks", defaultValue = "1000")
+    int maxWaitingChecks;
+
+    @Inject
     @ConfigProperty(name = "courier.reliable.claim-lease", defaultValue = "PT60S")
     Duration claimLease;
 

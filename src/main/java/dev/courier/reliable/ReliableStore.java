@@ -295,7 +295,7 @@ class ReliableStore {
     // --- check-back claims
 
     /** A due check-back claimed by this server: its version fences what the check's answer may change. */
-    record ClaimedCheck(String id, String producer, URI checkBackUrl, int checks, long version) {
+    record ClaimedCheck(String id, String producer, URI checkBackUrl, int checks, long version, Instant leaseUntil) {
     }
 
     /**
@@ -312,7 +312,7 @@ class ReliableStore {
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
                     due.add(new ClaimedCheck(rows.getString(1), rows.getString(2), URI.create(rows.getString(3)),
-                            rows.getInt(4), rows.getLong(5)));
+                            rows.getInt(4), rows.getLong(5), leaseUntil));
                 }
             }
         }
@@ -325,7 +325,7 @@ class ReliableStore {
                 claim.setLong(3, check.version());
                 if (exactlyOneOrNone(claim.executeUpdate())) {
                     claimed.add(new ClaimedCheck(check.id(), check.producer(), check.checkBackUrl(), check.checks(),
-                            check.version() + 1));
+                            check.version() + 1, leaseUntil));
                 }
             }
         }

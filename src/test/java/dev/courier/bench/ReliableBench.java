@@ -1,0 +1,205 @@
+package dev.courier.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.courier.testing.CourierDeployment;
+import dev.courier.testing.Eventually;
+import dev.courier.testing.Http;
+import dev.courier.testing.ProducerStub;
+import jakarta.jms.JMSConsumer;
+import jakarta.jms.JMSContext;
+import jakarta.jms.Message;
+import jakarta.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The reliable message service benchmark ({@code mvn -Pbench verify -Dit.includes=**}{@code /ReliableBench.java},
+ * on PostgreSQL): prepare+confirm throughput and latency at 1, 4 and 16 producers through the Java API (in the
+ * server) and over REST (from this JVM); the time from a confirm's answer to the subscriber's consumed report
+ * being recorded; and the check-back reconciler's rate on 10 000 stale pending messages while another producer
+ * is down. Prints a table and writes it to {@code target/bench/reliable.md}. Asserts nothing about speed.
+ */
+@ExtendWith(ArquillianExtension.class)
+class ReliableBench {
+
+    private static final int[] PRODUCERS = {1, 4, 16};
+    private static final int MESSAGES = 800; // at 1 producer an XA confirm takes ~20 ms: one request stays under 30 s
+    private static final int STALE = 10_000;
+
+    private final Http http = Http.server();
+    private final Map<String, Long> confirmedAt = new ConcurrentHashMap<>();
+    private final Map<String, Long> consumedAt = new ConcurrentHashMap<>();
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return CourierDeployment.war();
+    }
+
+    @Test
+    void measure_the_reliable_message_service() throws Exception {
+        String producer = "bench" + UUID.randomUUID().toString().substring(0, 8);
+        String topic = "bench" + UUID.randomUUID().toString().substring(0, 8);
+        List<String> rows = new ArrayList<>();
+        rows.add("| path | producers | messages | msg/s | p50 ms | p99 ms |");
+        rows.add("|---|---|---|---|---|---|");
+        try (ProducerStub stub = ProducerStub.start()) {
+            assertEquals(201, http.post("api/producers", stub.registration(producer)).status());
+            assertEquals(201, http.post("api/topics/" + topic + "/subscribers",
+                    "{\"name\": \"sink\", \"deliveryTimeoutSeconds\": 3600}").status());
+            AtomicBoolean consuming = new AtomicBoolean(true);
+            Thread consumer = new Thread(() -> consume(topic, "sink", consuming), "bench-consumer");
+            consumer.start();
+
+            java(topic, producer, 4, 400); // warm-up
+            rest(topic, producer, 4, 300);
+            for (int producers : PRODUCERS) {
+                JsonObject java = java(topic, producer, producers, MESSAGES);
+                rows.add(row("Java", producers, MESSAGES, java.getJsonNumber("perSecond").doubleValue(),
+                        java.getJsonNumber("p50Millis").doubleValue(), java.getJsonNumber("p99Millis").doubleValue()));
+                System.out.println(rows.get(rows.size() - 1));
+                confirmedAt.clear();
+                double[] rest = rest(topic, producer, producers, MESSAGES);
+                rows.add(row("REST", producers, MESSAGES, rest[0], rest[1], rest[2]));
+                System.out.println(rows.get(rows.size() - 1));
+            }
+            // End to end on an idle system: the consumer first drains what the throughput runs left behind.
+            Eventually.until("the consumer caught up", Duration.ofMinutes(3),
+                    () -> consumedAt.keySet().containsAll(confirmedAt.keySet()));
+            Thread.sleep(2000);
+            confirmedAt.clear();
+            rest(topic, producer, 1, 300);
+            Eventually.until("the consumer caught up", Duration.ofMinutes(3),
+                    () -> consumedAt.keySet().containsAll(confirmedAt.keySet()));
+            long[] endToEnd = confirmedAt.entrySet().stream()
+                    .mapToLong(e -> consumedAt.get(e.getKey()) - e.getValue()).toArray();
+            Latencies e2e = new Latencies(endToEnd);
+            String e2eLine = String.format(Locale.ROOT, "Confirm answered → consumed report recorded (REST, %d messages from "
+                    + "one producer, one consumer on the broker reporting over REST): p50 %.1f ms, p99 %.1f ms", e2e.count(),
+                    e2e.percentileMillis(50), e2e.percentileMillis(99));
+            System.out.println(e2eLine);
+            consuming.set(false);
+            consumer.join();
+
+            String checkBack = checkBackRate(stub);
+            System.out.println(checkBack);
+            String table = String.join("\n", rows) + "\n\n" + e2eLine + "\n\n" + checkBack + "\n";
+            System.out.println("\nReliable message service on PostgreSQL (prepare + confirm per message):\n" + table);
+            Files.createDirectories(Path.of("target/bench"));
+            Files.writeString(Path.of("target/bench/reliable.md"), table);
+        }
+    }
+
+    private String checkBackRate(ProducerStub stub) throws Exception {
+        String good = "stale" + UUID.randomUUID().toString().substring(0, 8);
+        String down = "down" + UUID.randomUUID().toString().substring(0, 8);
+        String topic = "stale" + UUID.randomUUID().toString().substring(0, 8);
+        assertEquals(201, http.post("api/producers", stub.registration(good)).status());
+        assertEquals(201, http.post("api/producers", "{\"name\": \"" + down
+                + "\", \"checkBackUrl\": \"http://127.0.0.1:9/check-back\"}").status());
+        assertEquals(201, http.post("api/topics/" + topic + "/subscribers", "{\"name\": \"s\"}").status());
+        post("api/bench/reliable", "{\"topic\": \"" + topic + "\", \"producer\": \"" + good + "\", \"producers\": 4, "
+                + "\"messages\": " + STALE + ", \"confirm\": false, \"checkBackSeconds\": 3600}");
+        post("api/bench/reliable", "{\"topic\": \"" + topic + "\", \"producer\": \"" + down + "\", \"producers\": 4, "
+                + "\"messages\": 1000, \"confirm\": false, \"checkBackSeconds\": 3600}");
+        assertEquals(STALE, http.get("api/producers/" + good).json().getInt("pending"));
+
+        long start = System.nanoTime();
+        assertEquals(204, http.post("api/test/clock/advance?seconds=3601", "").status());
+        Eventually.until("every stale message checked back", Duration.ofMinutes(10),
+                () -> http.get("api/producers/" + good).json().getInt("pending") == 0);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        JsonObject downStatus = http.get("api/producers/" + down).json();
+        return String.format(Locale.ROOT, "Check-back reconciler: %d stale pending messages of a live producer settled "
+                + "(ROLLED_BACK → CANCELLED) in %.1f s = %.0f check-backs/s, while a producer with 1000 pending messages "
+                + "was down (its circuit then: %s, still pending: %d)", STALE, seconds, STALE / seconds,
+                downStatus.getString("circuit"), downStatus.getInt("pending"));
+    }
+
+    private JsonObject java(String topic, String producer, int producers, int messages) {
+        return post("api/bench/reliable", "{\"topic\": \"" + topic + "\", \"producer\": \"" + producer + "\", \"producers\": "
+                + producers + ", \"messages\": " + messages + "}");
+    }
+
+    /** REST prepare + confirm from {@code producers} threads. @return msg/s, p50 ms, p99 ms */
+    private double[] rest(String topic, String producer, int producers, int messages) throws Exception {
+        ExecutorService threads = Executors.newFixedThreadPool(producers);
+        AtomicInteger left = new AtomicInteger(messages);
+        long start = System.nanoTime();
+        List<Future<List<Long>>> running = new ArrayList<>();
+        for (int p = 0; p < producers; p++) {
+            running.add(threads.submit(() -> {
+                List<Long> nanos = new ArrayList<>();
+                while (left.getAndDecrement() > 0) {
+                    long begin = System.nanoTime();
+                    Http.Response prepared = http.post("api/messages", "{\"topic\": \"" + topic + "\", \"producer\": \""
+                            + producer + "\", \"payload\": {\"order\": 12345, \"amount\": 99.5, \"currency\": \"EUR\"}}");
+                    String id = prepared.json().getString("id");
+                    assertEquals(200, http.post("api/messages/" + id + "/confirm", "").status());
+                    long end = System.nanoTime();
+                    confirmedAt.put(id, end);
+                    nanos.add(end - begin);
+                }
+                return nanos;
+            }));
+        }
+        List<Long> all = new ArrayList<>();
+        for (Future<List<Long>> future : running) {
+            all.addAll(future.get());
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        threads.shutdown();
+        Latencies latencies = new Latencies(all.stream().mapToLong(Long::longValue).toArray());
+        return new double[] {messages / seconds, latencies.percentileMillis(50), latencies.percentileMillis(99)};
+    }
+
+    /** A subscriber outside Courier: one connection, reports each message consumed over REST. */
+    private void consume(String topic, String subscriber, AtomicBoolean consuming) {
+        try (ActiveMQConnectionFactory factory = new ActiveMQConnectionFactory("tcp://127.0.0.1:"
+                + System.getProperty("it.broker.port", "61617"));
+                JMSContext context = factory.createContext("courier", "courier");
+                JMSConsumer consumer = context.createConsumer(context.createQueue(topic + "::" + topic + "." + subscriber))) {
+            while (consuming.get()) {
+                Message message = consumer.receive(200);
+                if (message != null) {
+                    String id = message.getStringProperty("courierMessageId");
+                    Http.Response consumed = http.post("api/messages/" + id + "/consumed",
+                            "{\"subscriber\": \"" + subscriber + "\"}");
+                    if (consumed.status() == 200) {
+                        consumedAt.putIfAbsent(id, System.nanoTime());
+                    }
+                }
+            }
+        } catch (jakarta.jms.JMSException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private JsonObject post(String path, String body) {
+        Http.Response response = http.post(path, body);
+        assertEquals(200, response.status(), response::toString);
+        return response.json();
+    }
+
+    private static String row(String path, int producers, int messages, double perSecond, double p50, double p99) {
+        return String.format(Locale.ROOT, "| %s | %d | %d | %.0f | %.2f | %.2f |", path, producers, messages, perSecond, p50, p99);
+    }
+}
