@@ -9,7 +9,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
-import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -112,13 +111,23 @@ class ReliableStore {
     }
 
     CheckStatus checkStatus(Connection c, String producer, Instant now) throws SQLException {
+        long pending;
+        long due;
         try (PreparedStatement select = c.prepareStatement("SELECT COUNT(*), SUM(CASE WHEN next_check_at <= ? THEN 1 "
-                + "ELSE 0 END), MAX(last_error) FROM courier_rm_message WHERE producer = ? AND state = 'PENDING'")) {
+                + "ELSE 0 END) FROM courier_rm_message WHERE producer = ? AND state = 'PENDING'")) {
             select.setTimestamp(1, ts(now));
             select.setString(2, producer);
             try (ResultSet rows = select.executeQuery()) {
                 rows.next();
-                return new CheckStatus(rows.getLong(2), rows.getLong(1), rows.getString(3));
+                pending = rows.getLong(1);
+                due = rows.getLong(2);
+            }
+        }
+        try (PreparedStatement select = c.prepareStatement("SELECT last_error FROM courier_rm_message WHERE producer = ? "
+                + "AND state = 'PENDING' AND last_error IS NOT NULL ORDER BY updated_at DESC FETCH FIRST 1 ROWS ONLY")) {
+            select.setString(1, producer);
+            try (ResultSet rows = select.executeQuery()) {
+                return new CheckStatus(due, pending, rows.next() ? rows.getString(1) : null);
             }
         }
     }
@@ -548,10 +557,6 @@ class ReliableStore {
         }
     }
 
-    /** Notices about one message: kind, subscriber, sent time. */
-    record NoticeRow(String kind, String subscriber, int attempts, Instant sentAt) {
-    }
-
     // --- retention
 
     /** Deletes completed and cancelled messages finished before {@code before}, with their ledger and history. */
@@ -587,13 +592,5 @@ class ReliableStore {
     static Instant instant(ResultSet rows, int column) throws SQLException {
         Timestamp timestamp = rows.getTimestamp(column);
         return timestamp == null ? null : timestamp.toInstant();
-    }
-
-    static void setNullableLong(PreparedStatement statement, int index, Long value) throws SQLException {
-        if (value == null) {
-            statement.setNull(index, Types.BIGINT);
-        } else {
-            statement.setLong(index, value);
-        }
     }
 }
