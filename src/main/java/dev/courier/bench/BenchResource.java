@@ -36,9 +36,7 @@ public class BenchResource {
     @Path("queue")
     @Consumes(MediaType.APPLICATION_JSON)
     public JsonObject queue(JsonValue body) throws Exception {
-        if (!enabled) {
-            throw new ProblemException(404, "Not found", "benchmarks are disabled (courier.bench.enabled=false)");
-        }
+        requireEnabled();
         JsonRequest request = JsonRequest.of(body);
         QueueBenchmark.Result result = benchmark.run(request.integer("workers", 1, 64).orElse(1),
                 request.integer("batch", 1, 1000).orElse(1), request.integer("messages", 1, 1_000_000).orElse(1000));
@@ -58,9 +56,7 @@ public class BenchResource {
     @Path("reliable")
     @Consumes(MediaType.APPLICATION_JSON)
     public JsonObject reliable(JsonValue body) throws Exception {
-        if (!enabled) {
-            throw new ProblemException(404, "Not found", "benchmarks are disabled (courier.bench.enabled=false)");
-        }
+        requireEnabled();
         JsonRequest request = JsonRequest.of(body);
         QueueBenchmark.Phase phase = reliable.run(request.string("topic").orElseThrow(() -> ProblemException.invalid("'topic' is required")),
                 request.string("producer").orElseThrow(() -> ProblemException.invalid("'producer' is required")),
@@ -68,6 +64,12 @@ public class BenchResource {
                 !request.value("confirm").map(JsonValue.FALSE::equals).orElse(false),
                 request.seconds("checkBackSeconds", 0, 86_400).orElse(java.time.Duration.ofSeconds(10)));
         return phase(phase).build();
+    }
+
+    private void requireEnabled() {
+        if (!enabled) {
+            throw new ProblemException(404, "Not found", "benchmarks are disabled (courier.bench.enabled=false)");
+        }
     }
 
     private static JsonObjectBuilder phase(QueueBenchmark.Phase phase) {

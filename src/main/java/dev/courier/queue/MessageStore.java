@@ -1,5 +1,6 @@
 package dev.courier.queue;
 
+import dev.courier.platform.Columns;
 import dev.courier.platform.Dialect;
 import dev.courier.platform.SchemaMigration;
 import jakarta.annotation.Resource;
@@ -289,12 +290,11 @@ class MessageStore {
     // --- column helpers
 
     static Timestamp timestamp(Instant instant) {
-        return instant == null ? null : Timestamp.from(instant);
+        return Columns.timestamp(instant);
     }
 
     static Instant instant(ResultSet rows, int column) throws SQLException {
-        Timestamp timestamp = rows.getTimestamp(column);
-        return timestamp == null ? null : timestamp.toInstant();
+        return Columns.instant(rows, column);
     }
 
     static Payload payload(ResultSet rows, int typeColumn, int bytesColumn) throws SQLException {

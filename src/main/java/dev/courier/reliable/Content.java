@@ -1,15 +1,12 @@
 package dev.courier.reliable;
 
+import dev.courier.platform.Columns;
 import dev.courier.platform.ProblemException;
 import jakarta.json.Json;
 import jakarta.json.JsonException;
-import jakarta.json.JsonObject;
-import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonReader;
-import jakarta.json.JsonString;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.regex.Pattern;
 
@@ -50,7 +47,6 @@ final class Content {
         if (headers.size() > MAX_HEADERS) {
             throw ProblemException.invalid("at most " + MAX_HEADERS + " headers are allowed");
         }
-        JsonObjectBuilder json = Json.createObjectBuilder();
         headers.forEach((name, value) -> {
             String lower = name == null ? "" : name.toLowerCase(java.util.Locale.ROOT);
             if (name == null || !HEADER.matcher(name).matches() || lower.startsWith("jms") || lower.startsWith("courier")
@@ -61,9 +57,8 @@ final class Content {
             if (value == null) {
                 throw ProblemException.invalid("header '" + name + "' must be a string");
             }
-            json.add(name, value);
         });
-        String text = json.build().toString();
+        String text = Columns.json(headers);
         if (text.length() > MAX_HEADERS_LENGTH) {
             throw ProblemException.invalid("headers take more than " + MAX_HEADERS_LENGTH + " characters as JSON");
         }
@@ -71,15 +66,7 @@ final class Content {
     }
 
     static Map<String, String> decodeHeaders(String text) {
-        if (text == null) {
-            return Map.of();
-        }
-        try (JsonReader reader = Json.createReader(new StringReader(text))) {
-            JsonObject json = reader.readObject();
-            Map<String, String> headers = new LinkedHashMap<>();
-            json.forEach((name, value) -> headers.put(name, ((JsonString) value).getString()));
-            return headers;
-        }
+        return Columns.map(text);
     }
 
     /** Cuts an error text to what a column holds. */

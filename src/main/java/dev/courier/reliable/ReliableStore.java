@@ -1,5 +1,6 @@
 package dev.courier.reliable;
 
+import dev.courier.platform.Columns;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.lang.management.ManagementFactory;
@@ -585,12 +586,11 @@ class ReliableStore {
         return rows == 1;
     }
 
-    static Timestamp ts(Instant instant) {
-        return instant == null ? null : Timestamp.from(instant);
+    private static Timestamp ts(Instant instant) {
+        return Columns.timestamp(instant);
     }
 
-    static Instant instant(ResultSet rows, int column) throws SQLException {
-        Timestamp timestamp = rows.getTimestamp(column);
-        return timestamp == null ? null : timestamp.toInstant();
+    private static Instant instant(ResultSet rows, int column) throws SQLException {
+        return Columns.instant(rows, column);
     }
 }
