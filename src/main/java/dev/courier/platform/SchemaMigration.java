@@ -49,29 +49,48 @@ public class SchemaMigration {
 
     @PostConstruct
     void migrate() {
+        Applied applied = migrate(dataSource, "db/migration", clock);
+        dialect = applied.dialect();
+        version = applied.version();
+    }
+
+    /** What {@link #migrate(DataSource, String, Clock)} left a database at. */
+    public record Applied(Dialect dialect, int version) {
+    }
+
+    /**
+     * Brings the database behind {@code dataSource} to the newest version under {@code root}
+     * ({@code root/<dialect>/index.txt}), as described above. Other capabilities with a database of their own
+     * (the scenario's inventory) migrate it with this too.
+     *
+     * @throws IllegalStateException when a script fails; nothing of the failed run is left
+     */
+    public static Applied migrate(DataSource dataSource, String root, Clock clock) {
         try (Connection connection = dataSource.getConnection()) {
-            dialect = Dialect.of(connection);
-            List<Migration> migrations = load(dialect);
+            Dialect dialect = Dialect.of(connection);
+            List<Migration> migrations = load(root, dialect);
             createVersionTableIfMissing(connection);
             connection.setAutoCommit(false);
+            int current;
             try (Statement lock = connection.createStatement()) {
                 lock.execute("LOCK TABLE " + VERSION_TABLE + " IN EXCLUSIVE MODE");
-                int current = currentVersion(connection);
+                current = currentVersion(connection);
                 for (Migration migration : migrations) {
                     if (migration.version() > current) {
-                        apply(connection, migration);
+                        apply(connection, migration, clock);
                         current = migration.version();
                     }
                 }
                 connection.commit();
-                version = current;
             } catch (SQLException | RuntimeException e) {
                 connection.rollback();
                 throw e;
             }
-            LOG.info(() -> "Schema of " + dialect + " database at version " + version);
+            int version = current;
+            LOG.info(() -> "Schema " + root + " of " + dialect + " database at version " + version);
+            return new Applied(dialect, version);
         } catch (SQLException e) {
-            throw new IllegalStateException("schema migration failed: " + e.getMessage(), e);
+            throw new IllegalStateException("schema migration of " + root + " failed: " + e.getMessage(), e);
         }
     }
 
@@ -85,7 +104,7 @@ public class SchemaMigration {
         return dialect;
     }
 
-    private void apply(Connection connection, Migration migration) throws SQLException {
+    private static void apply(Connection connection, Migration migration, Clock clock) throws SQLException {
         LOG.info(() -> "Applying schema version " + migration.version() + ": " + migration.description());
         try (Statement ddl = connection.createStatement()) {
             for (String sql : migration.statements()) {
@@ -136,7 +155,11 @@ public class SchemaMigration {
     }
 
     static List<Migration> load(Dialect dialect) {
-        String folder = "db/migration/" + dialect.folder() + "/";
+        return load("db/migration", dialect);
+    }
+
+    static List<Migration> load(String root, Dialect dialect) {
+        String folder = root + "/" + dialect.folder() + "/";
         List<Migration> migrations = new ArrayList<>();
         for (String line : read(folder + "index.txt").split("\\R")) {
             String file = line.strip();

@@ -1,0 +1,26 @@
+package dev.courier.scenario;
+
+import dev.courier.platform.ProblemException;
+import java.util.Locale;
+
+/** The mechanism that carries an order from the orders service to the inventory service. */
+public enum Mode {
+    /** One XA transaction over the orders database, the inventory database and the broker. */
+    XA,
+    /** A transactional queue in the orders database, drained by an inventory worker with an inbox. */
+    QUEUE;
+
+    /** @throws ProblemException 400 for anything but xa, rms or queue */
+    public static Mode of(String text) {
+        for (Mode mode : values()) {
+            if (mode.name().equalsIgnoreCase(text == null ? "" : text.strip())) {
+                return mode;
+            }
+        }
+        throw ProblemException.invalid("'mode' must be one of xa, queue");
+    }
+
+    public String wire() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+}

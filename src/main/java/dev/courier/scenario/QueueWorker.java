@@ -1,0 +1,104 @@
+package dev.courier.scenario;
+
+import dev.courier.platform.FaultInjection;
+import dev.courier.queue.Backoff;
+import dev.courier.queue.Delivery;
+import dev.courier.queue.QueueSpec;
+import dev.courier.queue.Queues;
+import dev.courier.queue.TransactionalQueue;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
+import jakarta.annotation.Resource;
+import jakarta.ejb.ConcurrencyManagement;
+import jakarta.ejb.ConcurrencyManagementType;
+import jakarta.ejb.DependsOn;
+import jakarta.ejb.Singleton;
+import jakarta.ejb.Startup;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.inject.Inject;
+import jakarta.json.JsonObject;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Logger;
+
+/**
+ * Queue mode, inventory side: workers receive from {@code scenario_orders}, apply each order once and ack.
+ *
+ * <p>Exactly once across two databases without XA: the reservation and an inbox row (order id, outcome) commit
+ * together in the inventory database; then the ack and the order's outcome commit together in the orders
+ * database. A crash between the two leaves the message leased; when its lease runs out it is delivered again,
+ * the inbox answers the recorded outcome without reserving again, and the ack completes.
+ */
+@Singleton
+@Startup
+@DependsOn({"SchemaMigration", "InventorySchema"})
+@ConcurrencyManagement(ConcurrencyManagementType.BEAN)
+public class QueueWorker {
+
+    static final String AFTER_RESERVE = "scenario.queue.after-reserve";
+    private static final Logger LOG = Logger.getLogger(QueueWorker.class.getName());
+    private static final int WORKERS = 2;
+    private static final Duration LEASE = Duration.ofSeconds(30);
+
+    @Inject
+    private Queues queues;
+
+    @Inject
+    private TransactionalQueue queue;
+
+    @Inject
+    private QueueWorkerSteps steps;
+
+    @Inject
+    private FaultInjection faults;
+
+    @Resource
+    private ManagedExecutorService executor;
+
+    private final AtomicBoolean running = new AtomicBoolean(true);
+
+    @PostConstruct
+    void start() {
+        queues.define(new QueueSpec(QueueChannel.QUEUE, LEASE, 1000, new Backoff(Duration.ZERO, 1, Duration.ZERO)));
+        for (int i = 0; i < WORKERS; i++) {
+            executor.execute(this::work);
+        }
+    }
+
+    @PreDestroy
+    void stop() {
+        running.set(false);
+    }
+
+    private void work() {
+        while (running.get()) {
+            try {
+                List<Delivery> deliveries = queue.receive(QueueChannel.QUEUE, 10, LEASE, Duration.ofSeconds(1));
+                for (Delivery delivery : deliveries) {
+                    handle(delivery);
+                }
+            } catch (RuntimeException e) {
+                // The message stays leased and comes back when its lease runs out.
+                LOG.warning("queue worker: " + e);
+                pause();
+            }
+        }
+    }
+
+    private void handle(Delivery delivery) {
+        JsonObject body = delivery.payload().toJson().asJsonObject();
+        Order order = new Order(body.getString("orderId"), Mode.QUEUE, body.getString("sku"), body.getInt("quantity"));
+        OrderState outcome = steps.reserveOnce(order);
+        faults.checkpoint(AFTER_RESERVE);
+        steps.ackAndSettle(delivery.leaseToken(), order.id(), outcome);
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(200);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package dev.courier.scenario;
+
+import dev.courier.platform.ProblemException;
+import jakarta.ejb.Stateless;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+import java.util.UUID;
+
+/**
+ * Places orders, the same way for every mode apart from the mechanism that carries them to the inventory.
+ * Each call is its own transaction. XA answers RESERVED or throws {@link OutOfStockException}; the
+ * asynchronous modes answer PLACED, and the order becomes RESERVED or REJECTED when the inventory has answered.
+ */
+@Stateless
+@TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+public class ScenarioOrders {
+
+    @Inject
+    private XaChannel xa;
+
+    @Inject
+    private QueueChannel queue;
+
+    @Inject
+    private OrderBook book;
+
+    @Inject
+    private Inventory inventory;
+
+    /** @throws ProblemException 400 bad sku or quantity; 409 out of stock (XA) */
+    public Placed place(Mode mode, String sku, int quantity) {
+        Order order = new Order(UUID.randomUUID().toString(), mode, sku == null ? Order.DEFAULT_SKU : sku, quantity);
+        OrderState state = switch (mode) {
+            case XA -> xa.place(order);
+            case QUEUE -> queue.place(order);
+        };
+        return new Placed(order.id(), mode, state);
+    }
+
+    /** The order's state. @throws ProblemException 404 for an unknown order */
+    public OrderState state(String orderId) {
+        return book.state(orderId).orElseThrow(() -> new ProblemException(404, "Unknown order",
+                "there is no order '" + orderId + "'"));
+    }
+
+    /** Sets the stock of an item. */
+    @TransactionAttribute(TransactionAttributeType.REQUIRED)
+    public void stock(String sku, int available) {
+        new Order("-", Mode.XA, sku, 1); // validates the sku
+        if (available < 0) {
+            throw ProblemException.invalid("'quantity' must not be negative");
+        }
+        inventory.stock(sku, available);
+    }
+
+    /** What placing an order answered. */
+    public record Placed(String orderId, Mode mode, OrderState state) {
+    }
+}

@@ -1,0 +1,87 @@
+package dev.courier.scenario;
+
+import dev.courier.platform.JsonRequest;
+import dev.courier.platform.ProblemException;
+import jakarta.inject.Inject;
+import jakarta.json.Json;
+import jakarta.json.JsonObject;
+import jakarta.json.JsonObjectBuilder;
+import jakarta.json.JsonValue;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+/**
+ * {@code /api/scenario}: the demo business over HTTP. {@code POST orders?mode=xa|queue} {@code {"sku"?,
+ * "quantity"?}} → 201 {@code {"orderId", "mode", "state"}} (409 out of stock in XA mode); {@code POST stock}
+ * {@code {"sku", "quantity"}}; {@code GET consistency}.
+ */
+@Path("scenario")
+@Produces(MediaType.APPLICATION_JSON)
+public class ScenarioResource {
+
+    @Inject
+    private ScenarioOrders orders;
+
+    @Inject
+    private Consistency consistency;
+
+    @POST
+    @Path("orders")
+    public Response place(@QueryParam("mode") String mode, String body) {
+        JsonRequest request = JsonRequest.of(body == null || body.isBlank() ? JsonValue.EMPTY_JSON_OBJECT : parse(body));
+        ScenarioOrders.Placed placed = orders.place(Mode.of(mode), request.string("sku").orElse(null),
+                request.integer("quantity", 1, 1000).orElse(1));
+        return Response.status(201).entity(Json.createObjectBuilder().add("orderId", placed.orderId())
+                .add("mode", placed.mode().wire()).add("state", placed.state().name()).build()).build();
+    }
+
+    @GET
+    @Path("orders/{id}")
+    public JsonObject order(@PathParam("id") String id) {
+        return Json.createObjectBuilder().add("orderId", id).add("state", orders.state(id).name()).build();
+    }
+
+    @POST
+    @Path("stock")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public JsonObject stock(JsonValue body) {
+        JsonRequest request = JsonRequest.of(body);
+        String sku = request.string("sku").orElseThrow(() -> ProblemException.invalid("'sku' is required"));
+        int quantity = request.integer("quantity", 0, 1_000_000_000).orElseThrow(
+                () -> ProblemException.invalid("'quantity' is required"));
+        orders.stock(sku, quantity);
+        return Json.createObjectBuilder().add("sku", sku).add("available", quantity).build();
+    }
+
+    /** Per mode and in total: orders, reserved, rejected, pending, missing, duplicated, orphaned; negativeStock. */
+    @GET
+    @Path("consistency")
+    public JsonObject consistency() {
+        Consistency.Report report = consistency.check();
+        JsonObjectBuilder modes = Json.createObjectBuilder();
+        report.modes().forEach((mode, counts) -> modes.add(mode.wire(), counts(counts)));
+        return Json.createObjectBuilder().add("modes", modes).add("total", counts(report.total()))
+                .add("negativeStock", report.negativeStock()).build();
+    }
+
+    private static JsonObject counts(Consistency.Counts c) {
+        return Json.createObjectBuilder().add("orders", c.orders()).add("reserved", c.reserved())
+                .add("rejected", c.rejected()).add("pending", c.pending()).add("missing", c.missing())
+                .add("duplicated", c.duplicated()).add("orphaned", c.orphaned()).build();
+    }
+
+    private static JsonValue parse(String body) {
+        try (var reader = Json.createReader(new java.io.StringReader(body))) {
+            return reader.readValue();
+        } catch (jakarta.json.JsonException e) {
+            throw new ProblemException(400, "Malformed request body", "The request body is not valid JSON of the expected shape.");
+        }
+    }
+}

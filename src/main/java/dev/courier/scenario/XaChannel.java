@@ -1,0 +1,49 @@
+package dev.courier.scenario;
+
+import dev.courier.platform.FaultInjection;
+import jakarta.annotation.Resource;
+import jakarta.ejb.Stateless;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
+import jakarta.inject.Inject;
+import jakarta.jms.ConnectionFactory;
+import jakarta.jms.JMSContext;
+
+/**
+ * XA mode: the order (orders database), the reservation (inventory database) and the {@code OrderPlaced} event
+ * (broker) in one container-managed transaction — three resources, two-phase commit. Out of stock throws
+ * {@link OutOfStockException}: the whole transaction rolls back, nothing is written anywhere.
+ */
+@Stateless
+@TransactionAttribute(TransactionAttributeType.REQUIRED)
+public class XaChannel {
+
+    /** The multicast address the OrderPlaced events are published to. */
+    static final String EVENTS = "scenario.order-placed";
+    static final String BEFORE_PUBLISH = "scenario.xa.before-publish";
+
+    @Inject
+    private OrderBook book;
+
+    @Inject
+    private Inventory inventory;
+
+    @Inject
+    private FaultInjection faults;
+
+    @Resource(lookup = "jms/courier")
+    private ConnectionFactory connectionFactory;
+
+    public OrderState place(Order order) {
+        book.insert(order, OrderState.RESERVED);
+        if (inventory.reserve(order) == OrderState.REJECTED) {
+            throw new OutOfStockException(order.sku(), order.quantity());
+        }
+        faults.checkpoint(BEFORE_PUBLISH);
+        try (JMSContext jms = connectionFactory.createContext()) {
+            jms.createProducer().setProperty("orderId", order.id())
+                    .send(jms.createTopic(EVENTS), "{\"orderId\":\"" + order.id() + "\",\"sku\":\"" + order.sku() + "\"}");
+        }
+        return OrderState.RESERVED;
+    }
+}

@@ -1,0 +1,163 @@
+package dev.courier.scenario;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.courier.testing.CourierDeployment;
+import dev.courier.testing.Eventually;
+import dev.courier.testing.Http;
+import jakarta.json.JsonObject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The scenario in each mode: orders placed, some out of stock, and the consistency endpoint (which reads both
+ * databases) agreeing that every order has exactly one reservation or a rejection and no stock is negative.
+ */
+@ExtendWith(ArquillianExtension.class)
+class ScenarioIT {
+
+    private static final Duration SETTLE = Duration.ofSeconds(30);
+
+    private final Http http = Http.server();
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return CourierDeployment.war();
+    }
+
+    @AfterEach
+    void disarm() {
+        http.delete("api/test/faults");
+    }
+
+    @Test
+    void xa_reserves_what_is_in_stock_and_refuses_the_rest_writing_nothing() {
+        String sku = scarce(3);
+        JsonObject before = counts("xa");
+
+        List<Integer> statuses = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            Http.Response placed = http.post("api/scenario/orders?mode=xa", "{\"sku\": \"" + sku + "\"}");
+            statuses.add(placed.status());
+            if (placed.status() == 201) {
+                assertEquals("RESERVED", placed.json().getString("state"));
+            } else {
+                assertEquals("application/problem+json", placed.contentType());
+            }
+        }
+        assertEquals(201, http.post("api/scenario/orders?mode=xa", "").status(), "the default item, quantity 1");
+
+        assertEquals(List.of(201, 201, 201, 409, 409), statuses);
+        JsonObject after = counts("xa");
+        assertEquals(4, delta(before, after, "orders"), "a refused order wrote nothing");
+        assertEquals(4, delta(before, after, "reserved"));
+        assertConsistent(after);
+    }
+
+    @Test
+    void xa_rolls_back_order_and_reservation_together_when_the_transaction_fails() {
+        String sku = scarce(1);
+        JsonObject before = counts("xa");
+        http.post("api/test/faults/scenario.xa.before-publish", "");
+
+        Http.Response failed = http.post("api/scenario/orders?mode=xa", "{\"sku\": \"" + sku + "\"}");
+
+        assertEquals(500, failed.status(), failed::toString);
+        assertEquals(0, delta(before, counts("xa"), "orders"));
+        assertEquals(201, http.post("api/scenario/orders?mode=xa", "{\"sku\": \"" + sku + "\"}").status(),
+                "the one item is still in stock");
+    }
+
+    @Test
+    void queue_accepts_every_order_and_settles_each_as_reserved_or_rejected() {
+        String sku = scarce(3);
+        JsonObject before = counts("queue");
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            Http.Response placed = http.post("api/scenario/orders?mode=queue", "{\"sku\": \"" + sku + "\"}");
+            assertEquals(201, placed.status(), placed::toString);
+            assertEquals("PLACED", placed.json().getString("state"));
+            ids.add(placed.json().getString("orderId"));
+        }
+
+        Eventually.until("every order settled", SETTLE, () -> ids.stream().noneMatch(id -> state(id).equals("PLACED")));
+        assertEquals(3, ids.stream().filter(id -> state(id).equals("RESERVED")).count());
+        assertEquals(2, ids.stream().filter(id -> state(id).equals("REJECTED")).count());
+        JsonObject after = counts("queue");
+        assertEquals(5, delta(before, after, "orders"));
+        assertEquals(3, delta(before, after, "reserved"));
+        assertEquals(2, delta(before, after, "rejected"));
+        assertConsistent(after);
+    }
+
+    @Test
+    void queue_worker_crashing_between_reservation_and_ack_reserves_once() {
+        String sku = scarce(5);
+        http.post("api/test/faults/scenario.queue.after-reserve", "");
+        JsonObject before = counts("queue");
+
+        String id = http.post("api/scenario/orders?mode=queue", "{\"sku\": \"" + sku + "\"}").json().getString("orderId");
+        Eventually.until("the reservation made", SETTLE, () -> delta(before, counts("queue"), "reserved") == 1);
+        assertEquals("PLACED", state(id), "reserved but not acknowledged: the worker 'crashed' in between");
+        http.post("api/test/clock/advance?seconds=31", ""); // the lease runs out: the message comes back
+
+        Eventually.until("settled", SETTLE, () -> state(id).equals("RESERVED"));
+        JsonObject after = counts("queue");
+        assertEquals(1, delta(before, after, "reserved"));
+        assertEquals(0, delta(before, after, "duplicated"), "the inbox kept the second delivery from reserving again");
+        assertConsistent(after);
+    }
+
+    @Test
+    void should_refuse_bad_input_with_a_problem() {
+        for (Http.Response bad : List.of(http.post("api/scenario/orders?mode=carrier-pigeon", ""),
+                http.post("api/scenario/orders?mode=xa", "{\"quantity\": 0}"),
+                http.post("api/scenario/orders?mode=xa", "{\"sku\": \"no spaces\"}"),
+                http.post("api/scenario/orders?mode=xa", "{\"quantity\": "),
+                http.post("api/scenario/stock", "{\"sku\": \"x\", \"quantity\": -1}"),
+                http.post("api/scenario/stock", "{\"quantity\": 3}"))) {
+            assertEquals(400, bad.status(), bad::toString);
+            assertEquals("application/problem+json", bad.contentType());
+        }
+        assertEquals(404, http.get("api/scenario/orders/nope").status());
+    }
+
+    private String scarce(int available) {
+        String sku = "scarce-" + UUID.randomUUID().toString().substring(0, 8);
+        assertEquals(200, http.post("api/scenario/stock", "{\"sku\": \"" + sku + "\", \"quantity\": " + available + "}").status());
+        return sku;
+    }
+
+    private String state(String id) {
+        return http.get("api/scenario/orders/" + id).json().getString("state");
+    }
+
+    private JsonObject counts(String mode) {
+        return consistency().getJsonObject("modes").getJsonObject(mode);
+    }
+
+    private JsonObject consistency() {
+        Http.Response response = http.get("api/scenario/consistency");
+        assertEquals(200, response.status(), response::toString);
+        return response.json();
+    }
+
+    private static long delta(JsonObject before, JsonObject after, String field) {
+        return after.getJsonNumber(field).longValue() - before.getJsonNumber(field).longValue();
+    }
+
+    private void assertConsistent(JsonObject mode) {
+        assertEquals(0, mode.getJsonNumber("duplicated").longValue(), mode::toString);
+        assertEquals(0, mode.getJsonNumber("missing").longValue(), mode::toString);
+        assertEquals(0, mode.getJsonNumber("orphaned").longValue(), mode::toString);
+        assertEquals(0, consistency().getJsonNumber("negativeStock").longValue());
+    }
+}
