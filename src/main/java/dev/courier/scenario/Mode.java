@@ -7,6 +7,8 @@ import java.util.Locale;
 public enum Mode {
     /** One XA transaction over the orders database, the inventory database and the broker. */
     XA,
+    /** Courier's reliable message service: prepare, local commit with a barrier, confirm; the inventory consumes it. */
+    RMS,
     /** A transactional queue in the orders database, drained by an inventory worker with an inbox. */
     QUEUE;
 
@@ -17,7 +19,7 @@ public enum Mode {
                 return mode;
             }
         }
-        throw ProblemException.invalid("'mode' must be one of xa, queue");
+        throw ProblemException.invalid("'mode' must be one of xa, rms, queue");
     }
 
     public String wire() {

@@ -23,6 +23,9 @@ public class ScenarioOrders {
     private QueueChannel queue;
 
     @Inject
+    private RmsChannel rms;
+
+    @Inject
     private OrderBook book;
 
     @Inject
@@ -33,6 +36,7 @@ public class ScenarioOrders {
         Order order = new Order(UUID.randomUUID().toString(), mode, sku == null ? Order.DEFAULT_SKU : sku, quantity);
         OrderState state = switch (mode) {
             case XA -> xa.place(order);
+            case RMS -> rms.place(order);
             case QUEUE -> queue.place(order);
         };
         return new Placed(order.id(), mode, state);

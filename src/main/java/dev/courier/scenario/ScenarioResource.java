@@ -18,7 +18,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
 /**
- * {@code /api/scenario}: the demo business over HTTP. {@code POST orders?mode=xa|queue} {@code {"sku"?,
+ * {@code /api/scenario}: the demo business over HTTP. {@code POST orders?mode=xa|rms|queue} {@code {"sku"?,
  * "quantity"?}} → 201 {@code {"orderId", "mode", "state"}} (409 out of stock in XA mode); {@code POST stock}
  * {@code {"sku", "quantity"}}; {@code GET consistency}.
  */
@@ -31,6 +31,9 @@ public class ScenarioResource {
 
     @Inject
     private Consistency consistency;
+
+    @Inject
+    private RmsParties parties;
 
     @POST
     @Path("orders")
@@ -58,6 +61,24 @@ public class ScenarioResource {
                 () -> ProblemException.invalid("'quantity' is required"));
         orders.stock(sku, quantity);
         return Json.createObjectBuilder().add("sku", sku).add("available", quantity).build();
+    }
+
+    /**
+     * The services' check-back endpoints (RMS mode), answered from their barrier tables; called with no
+     * transaction, as {@link dev.courier.client.BarrierCheckBack} requires.
+     */
+    @GET
+    @Path("check-back/{service}")
+    public String checkBack(@PathParam("service") String service, @QueryParam("id") String id) throws java.sql.SQLException {
+        javax.sql.DataSource db = switch (service) {
+            case "orders" -> parties.ordersDb();
+            case "inventory" -> parties.inventoryDb();
+            default -> throw new ProblemException(404, "Unknown service", "there is no service '" + service + "'");
+        };
+        if (id == null || id.isBlank() || id.length() > 36) {
+            throw ProblemException.invalid("'id' must be a message id");
+        }
+        return new dev.courier.client.BarrierCheckBack(db).answer(id).json();
     }
 
     /** Per mode and in total: orders, reserved, rejected, pending, missing, duplicated, orphaned; negativeStock. */

@@ -99,6 +99,29 @@ class ScenarioIT {
     }
 
     @Test
+    void rms_accepts_every_order_and_settles_each_through_the_inventory_reply() {
+        String sku = scarce(3);
+        Eventually.until("the rms mode set up", SETTLE, () -> http.post("api/scenario/orders?mode=rms", "").status() == 201);
+        JsonObject before = counts("rms");
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            Http.Response placed = http.post("api/scenario/orders?mode=rms", "{\"sku\": \"" + sku + "\"}");
+            assertEquals(201, placed.status(), placed::toString);
+            assertEquals("PLACED", placed.json().getString("state"));
+            ids.add(placed.json().getString("orderId"));
+        }
+
+        Eventually.until("every order settled", SETTLE, () -> ids.stream().noneMatch(id -> state(id).equals("PLACED")));
+        assertEquals(3, ids.stream().filter(id -> state(id).equals("RESERVED")).count());
+        assertEquals(2, ids.stream().filter(id -> state(id).equals("REJECTED")).count());
+        JsonObject after = counts("rms");
+        assertEquals(5, delta(before, after, "orders"));
+        assertEquals(3, delta(before, after, "reserved"));
+        assertEquals(2, delta(before, after, "rejected"));
+        assertConsistent(after);
+    }
+
+    @Test
     void queue_worker_crashing_between_reservation_and_ack_reserves_once() {
         String sku = scarce(5);
         http.post("api/test/faults/scenario.queue.after-reserve", "");

@@ -1,0 +1,123 @@
+package dev.courier.scenario;
+
+import dev.courier.client.ClientTables;
+import dev.courier.client.CourierApi;
+import dev.courier.client.HttpCourierApi;
+import dev.courier.client.ReliableConsumer;
+import dev.courier.client.ReliableProducer;
+import dev.courier.platform.ProblemException;
+import dev.courier.reliable.Producers;
+import dev.courier.reliable.Topics;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+import java.net.URI;
+import java.sql.SQLException;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * The two services as clients of Courier's reliable message service, wired from the helpers exactly as separate
+ * applications would be: the orders service produces {@code scenario-orders} (barrier in the orders database) and
+ * consumes the replies; the inventory service consumes the orders (inbox in the inventory database) and produces
+ * {@code scenario-replies} (barrier in the inventory database). Both reach Courier over HTTP at
+ * {@code courier.scenario.courier-url}.
+ */
+@ApplicationScoped
+public class RmsParties {
+
+    static final String ORDERS_TOPIC = "scenario-orders";
+    static final String REPLIES_TOPIC = "scenario-replies";
+    static final String ORDERS_SERVICE = "scenario-orders";
+    static final String INVENTORY_SERVICE = "scenario-inventory";
+
+    @Inject
+    @ConfigProperty(name = "courier.scenario.courier-url", defaultValue = "http://localhost:9080/")
+    String courierUrl;
+
+    @Resource(lookup = "jdbc/courier")
+    private DataSource ordersDb;
+
+    @Resource(lookup = "jdbc/inventory")
+    private DataSource inventoryDb;
+
+    @Resource
+    private TransactionSynchronizationRegistry transactions;
+
+    @Inject
+    private Producers producers;
+
+    @Inject
+    private Topics topics;
+
+    private volatile boolean ready;
+    private ReliableProducer orders;
+    private ReliableProducer inventory;
+    private ReliableConsumer inventoryInbox;
+    private ReliableConsumer ordersInbox;
+
+    @PostConstruct
+    void wire() {
+        CourierApi courier = new HttpCourierApi(URI.create(courierUrl), Duration.ofSeconds(10));
+        orders = new ReliableProducer(courier, ORDERS_SERVICE, ordersDb, transactions);
+        inventory = new ReliableProducer(courier, INVENTORY_SERVICE, inventoryDb, transactions);
+        inventoryInbox = new ReliableConsumer(courier, "inventory", inventoryDb, transactions);
+        ordersInbox = new ReliableConsumer(courier, "orders", ordersDb, transactions);
+    }
+
+    /**
+     * Registers both services and both topics with Courier and creates the helpers' tables, once. Idempotent.
+     *
+     * @throws RuntimeException when the database or the broker cannot be reached yet
+     */
+    synchronized void setUp() throws SQLException {
+        if (ready) {
+            return;
+        }
+        ClientTables.create(ordersDb);
+        ClientTables.create(inventoryDb);
+        producers.register(ORDERS_SERVICE, courierUrl + "api/scenario/check-back/orders", null);
+        producers.register(INVENTORY_SERVICE, courierUrl + "api/scenario/check-back/inventory", null);
+        topics.subscribe(ORDERS_TOPIC, "inventory", null, Duration.ofSeconds(30));
+        topics.subscribe(REPLIES_TOPIC, "orders", null, Duration.ofSeconds(30));
+        ready = true;
+    }
+
+    /** @throws ProblemException 503 until {@link RmsWorkers} has set the services up */
+    void requireReady() {
+        if (!ready) {
+            throw new ProblemException(503, "Not ready", "the rms mode is still setting up; retry in a moment");
+        }
+    }
+
+    boolean ready() {
+        return ready;
+    }
+
+    ReliableProducer orders() {
+        return orders;
+    }
+
+    ReliableProducer inventory() {
+        return inventory;
+    }
+
+    ReliableConsumer inventoryInbox() {
+        return inventoryInbox;
+    }
+
+    ReliableConsumer ordersInbox() {
+        return ordersInbox;
+    }
+
+    DataSource ordersDb() {
+        return ordersDb;
+    }
+
+    DataSource inventoryDb() {
+        return inventoryDb;
+    }
+}
