@@ -101,7 +101,11 @@ class ScenarioIT {
     @Test
     void rms_accepts_every_order_and_settles_each_through_the_inventory_reply() {
         String sku = scarce(3);
-        Eventually.until("the rms mode set up", SETTLE, () -> http.post("api/scenario/orders?mode=rms", "").status() == 201);
+        String first = Eventually.await("the rms mode set up", SETTLE, () -> {
+            Http.Response placed = http.post("api/scenario/orders?mode=rms", "");
+            return placed.status() == 201 ? java.util.Optional.of(placed.json().getString("orderId")) : java.util.Optional.empty();
+        });
+        Eventually.until("the first order settled", SETTLE, () -> state(first).equals("RESERVED"));
         JsonObject before = counts("rms");
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
