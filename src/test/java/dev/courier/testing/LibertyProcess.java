@@ -77,6 +77,12 @@ public final class LibertyProcess {
         run("stop");
     }
 
+    /** The running server's JVM, to kill without the delay of {@link #kill()} (destroyForcibly is SIGKILL). */
+    public ProcessHandle process() throws IOException {
+        long pid = Long.parseLong(Files.readString(wlp.resolve("usr/servers/.pid/" + name + ".pid")).trim());
+        return ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException("no server pid " + pid));
+    }
+
     /** Kills the server JVM with SIGKILL: no shutdown hook, no graceful anything. */
     public void kill() throws IOException, InterruptedException {
         long pid = Long.parseLong(Files.readString(wlp.resolve("usr/servers/.pid/" + name + ".pid")).trim());

@@ -1,0 +1,161 @@
+package dev.courier.scenario;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.courier.testing.Eventually;
+import dev.courier.testing.Http;
+import dev.courier.testing.LibertyProcess;
+import jakarta.jms.JMSConsumer;
+import jakarta.jms.JMSContext;
+import jakarta.jms.Message;
+import jakarta.json.JsonObject;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * XA done properly: the server is killed with SIGKILL while a two-phase commit of an XA order is in doubt — the
+ * databases hold a prepared transaction (PostgreSQL {@code pg_prepared_xacts}) that the transaction manager had
+ * not yet committed. After a restart Liberty's recovery resolves it from its transaction log: no prepared
+ * transaction is left, and the orders database, the inventory database and the broker agree, order by order.
+ * PostgreSQL only (the check reads its prepared transactions).
+ */
+class XaRecoveryCrashIT {
+
+    private static final LibertyProcess LIBERTY = new LibertyProcess();
+    private static final String SUBSCRIPTION = "xa-recovery-test";
+
+    private final Http http = Http.server();
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        Assumptions.assumeTrue("postgres".equals(System.getProperty("courier.db")), "reads PostgreSQL's prepared transactions");
+        LIBERTY.deploy();
+        LIBERTY.start();
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        if ("postgres".equals(System.getProperty("courier.db"))) {
+            LIBERTY.stop();
+            LIBERTY.undeploy();
+        }
+    }
+
+    @Test
+    void should_resolve_transactions_in_doubt_after_a_crash_between_prepare_and_commit() throws Exception {
+        try (ActiveMQConnectionFactory factory = new ActiveMQConnectionFactory("tcp://127.0.0.1:"
+                + System.getProperty("it.broker.port", "61617"));
+                JMSContext events = factory.createContext("courier", "courier", JMSContext.CLIENT_ACKNOWLEDGE)) {
+            events.setClientID("xa-recovery-" + System.nanoTime());
+            // A durable subscription on the OrderPlaced address keeps every event the XA orders publish.
+            events.createDurableConsumer(events.createTopic(XaChannel.EVENTS), SUBSCRIPTION).close();
+            JsonObject before = http.get("api/scenario/consistency").json().getJsonObject("modes").getJsonObject("xa");
+
+            int inDoubt = 0;
+            for (int attempt = 1; attempt <= 5 && inDoubt == 0; attempt++) {
+                inDoubt = crashWhileInDoubt();
+                LIBERTY.start(); // recovery runs at start-up
+            }
+            assertTrue(inDoubt > 0, "the kill landed while transactions were prepared and not committed");
+
+            Eventually.until("recovery resolved every prepared transaction", Duration.ofSeconds(120),
+                    () -> preparedTransactions() == 0);
+            JsonObject after = http.get("api/scenario/consistency").json().getJsonObject("modes").getJsonObject("xa");
+            long orders = after.getJsonNumber("orders").longValue() - before.getJsonNumber("orders").longValue();
+            assertTrue(orders > 0);
+            assertEquals(orders, after.getJsonNumber("reserved").longValue() - before.getJsonNumber("reserved").longValue(),
+                    "every committed order has its reservation");
+            assertEquals(before.getJsonNumber("missing").longValue(), after.getJsonNumber("missing").longValue());
+            assertEquals(before.getJsonNumber("orphaned").longValue(), after.getJsonNumber("orphaned").longValue(),
+                    "no reservation without its order");
+            assertEquals(before.getJsonNumber("duplicated").longValue(), after.getJsonNumber("duplicated").longValue());
+            assertEquals(orders, drain(events), "one OrderPlaced event per committed order, none for a rolled-back one");
+            events.unsubscribe(SUBSCRIPTION);
+        }
+    }
+
+    /** Places XA orders from four threads and kills the server as soon as a prepared transaction is seen. */
+    private int crashWhileInDoubt() throws Exception {
+        AtomicBoolean placing = new AtomicBoolean(true);
+        ExecutorService threads = Executors.newFixedThreadPool(4);
+        for (int i = 0; i < 4; i++) {
+            threads.execute(() -> {
+                while (placing.get()) {
+                    try {
+                        http.post("api/scenario/orders?mode=xa", "");
+                    } catch (RuntimeException e) {
+                        return; // the server is gone
+                    }
+                }
+            });
+        }
+        ProcessHandle server = LIBERTY.process();
+        try (Connection courier = connect(System.getProperty("courier.db.name", "courier"));
+                Statement query = courier.createStatement()) {
+            Thread.sleep(1000); // the server warms up: orders flow
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (System.nanoTime() < deadline) {
+                try (ResultSet rows = query.executeQuery("SELECT COUNT(*) FROM pg_prepared_xacts")) {
+                    rows.next();
+                    if (rows.getInt(1) > 0) {
+                        server.destroyForcibly(); // SIGKILL at once: the commit phase must not finish
+                        break;
+                    }
+                }
+            }
+            server.onExit().join();
+        } finally {
+            placing.set(false);
+            threads.shutdown();
+        }
+        return preparedTransactions();
+    }
+
+    private static long drain(JMSContext events) throws Exception {
+        Set<String> orders = new HashSet<>();
+        List<Message> all = new ArrayList<>();
+        try (JMSConsumer consumer = events.createDurableConsumer(events.createTopic(XaChannel.EVENTS), SUBSCRIPTION)) {
+            for (Message message = consumer.receive(3000); message != null; message = consumer.receive(1000)) {
+                all.add(message);
+                orders.add(message.getStringProperty("orderId"));
+                message.acknowledge();
+            }
+        }
+        assertEquals(all.size(), orders.size(), "no event twice");
+        return orders.size();
+    }
+
+    private static int preparedTransactions() {
+        try (Connection c = connect(System.getProperty("courier.db.name", "courier"));
+                Statement query = c.createStatement();
+                ResultSet rows = query.executeQuery("SELECT COUNT(*) FROM pg_prepared_xacts")) {
+            rows.next();
+            return rows.getInt(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Connection connect(String database) throws SQLException {
+        return DriverManager.getConnection("jdbc:postgresql://" + System.getProperty("courier.db.host", "localhost") + ":"
+                + System.getProperty("courier.db.port", "5432") + "/" + database,
+                System.getProperty("courier.db.user", "courier"), System.getProperty("courier.db.password", "courier"));
+    }
+}
