@@ -25,6 +25,7 @@ import java.util.logging.Logger;
 public class RmsWorkers {
 
     private static final Logger LOG = Logger.getLogger(RmsWorkers.class.getName());
+    private static final int CONSUMERS = 2;
 
     @Inject
     private RmsParties parties;
@@ -49,8 +50,10 @@ public class RmsWorkers {
                 }
             }
             if (running.get()) {
-                executor.execute(() -> loop(true));
-                executor.execute(() -> loop(false));
+                for (int i = 0; i < CONSUMERS; i++) { // as many as the queue mode's workers
+                    executor.execute(() -> loop(true));
+                    executor.execute(() -> loop(false));
+                }
             }
         });
     }

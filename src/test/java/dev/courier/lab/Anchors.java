@@ -20,7 +20,8 @@ record Anchors(double fdatasyncPerSecond, double pgbenchInsertTps) {
 
     private static final Path BIN = Path.of("/usr/lib/postgresql/15/bin");
 
-    static Anchors measure(Path dir) throws Exception {
+    static Anchors measure(Path where) throws Exception {
+        Path dir = where.toAbsolutePath();
         Files.createDirectories(dir);
         String fsync = run(dir, List.of(BIN.resolve("pg_test_fsync").toString(), "-s", "2", "-f",
                 dir.resolve("fsync.test").toString()));
