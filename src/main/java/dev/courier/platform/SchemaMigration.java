@@ -66,6 +66,21 @@ public class SchemaMigration {
      * @throws IllegalStateException when a script fails; nothing of the failed run is left
      */
     public static Applied migrate(DataSource dataSource, String root, Clock clock) {
+        for (int attempt = 1;; attempt++) {
+            try {
+                return migrateOnce(dataSource, root, clock);
+            } catch (IllegalStateException e) {
+                // A pooled connection that outlived a database restart fails once; the pool then drops it.
+                if (attempt == 3 || !(e.getCause() instanceof SQLException sql) || sql.getSQLState() == null
+                        || !(sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P"))) {
+                    throw e;
+                }
+                LOG.warning("schema migration of " + root + " met a broken connection (" + sql.getMessage() + "); retrying");
+            }
+        }
+    }
+
+    private static Applied migrateOnce(DataSource dataSource, String root, Clock clock) {
         try (Connection connection = dataSource.getConnection()) {
             Dialect dialect = Dialect.of(connection);
             List<Migration> migrations = load(root, dialect);
