@@ -14,7 +14,7 @@ import jakarta.ejb.ConcurrencyManagementType;
 import jakarta.ejb.DependsOn;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
-import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
 import java.time.Duration;
@@ -53,8 +53,9 @@ public class QueueWorker {
     @Inject
     private FaultInjection faults;
 
+    // Threads of their own: long-running loops on the managed executor would hold the threads that serve requests.
     @Resource
-    private ManagedExecutorService executor;
+    private ManagedThreadFactory threads;
 
     private final AtomicBoolean running = new AtomicBoolean(true);
 
@@ -62,7 +63,7 @@ public class QueueWorker {
     void start() {
         queues.define(new QueueSpec(QueueChannel.QUEUE, LEASE, 1000, new Backoff(Duration.ZERO, 1, Duration.ZERO)));
         for (int i = 0; i < WORKERS; i++) {
-            executor.execute(this::work);
+            threads.newThread(this::work).start();
         }
     }
 

@@ -8,7 +8,7 @@ import jakarta.ejb.ConcurrencyManagementType;
 import jakarta.ejb.DependsOn;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
-import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.concurrent.ManagedThreadFactory;
 import jakarta.inject.Inject;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Logger;
@@ -33,14 +33,15 @@ public class RmsWorkers {
     @Inject
     private RmsSteps steps;
 
+    // Threads of their own: long-running loops on the managed executor would hold the threads that serve requests.
     @Resource
-    private ManagedExecutorService executor;
+    private ManagedThreadFactory threads;
 
     private final AtomicBoolean running = new AtomicBoolean(true);
 
     @PostConstruct
     void start() {
-        executor.execute(() -> {
+        threads.newThread(() -> {
             while (running.get() && !parties.ready()) {
                 try {
                     parties.setUp();
@@ -51,11 +52,11 @@ public class RmsWorkers {
             }
             if (running.get()) {
                 for (int i = 0; i < CONSUMERS; i++) { // as many as the queue mode's workers
-                    executor.execute(() -> loop(true));
-                    executor.execute(() -> loop(false));
+                    threads.newThread(() -> loop(true)).start();
+                    threads.newThread(() -> loop(false)).start();
                 }
             }
-        });
+        }).start();
     }
 
     @PreDestroy
