@@ -33,6 +33,22 @@ public final class JsonRequest {
         return new JsonRequest(object);
     }
 
+    /**
+     * Parses a request body that may be absent: a blank body is an empty object.
+     *
+     * @throws ProblemException 400 "Malformed request body" when it is not JSON
+     */
+    public static JsonRequest parse(String body) {
+        if (body == null || body.isBlank()) {
+            return new JsonRequest(JsonValue.EMPTY_JSON_OBJECT);
+        }
+        try (var reader = jakarta.json.Json.createReader(new java.io.StringReader(body))) {
+            return of(reader.readValue());
+        } catch (jakarta.json.JsonException e) {
+            throw new ProblemException(400, "Malformed request body", "The request body is not valid JSON of the expected shape.");
+        }
+    }
+
     public boolean has(String field) {
         return body.containsKey(field) && body.get(field).getValueType() != JsonValue.ValueType.NULL;
     }

@@ -56,8 +56,7 @@ public class MessageResource {
     @POST
     @Path("{id}/confirm")
     public JsonObject confirm(@PathParam("id") String id, String body) {
-        Optional<JsonRequest> request = body == null || body.isBlank() ? Optional.empty()
-                : Optional.of(JsonRequest.of(parse(body)));
+        Optional<JsonRequest> request = Optional.of(JsonRequest.parse(body));
         return ReliableJson.outcome(messages.confirm(id,
                 request.flatMap(r -> r.value("payload")).map(JsonValue::toString),
                 request.flatMap(r -> r.stringMap("headers"))));
@@ -130,14 +129,6 @@ public class MessageResource {
             json.addNull("next");
         }
         return json.build();
-    }
-
-    private static JsonValue parse(String body) {
-        try (var reader = Json.createReader(new java.io.StringReader(body))) {
-            return reader.readValue();
-        } catch (jakarta.json.JsonException e) {
-            throw new ProblemException(400, "Malformed request body", "The request body is not valid JSON of the expected shape.");
-        }
     }
 
     private static <E extends Enum<E>> E state(Class<E> type, String field, String value) {

@@ -38,7 +38,7 @@ public class ScenarioResource {
     @POST
     @Path("orders")
     public Response place(@QueryParam("mode") String mode, String body) {
-        JsonRequest request = JsonRequest.of(body == null || body.isBlank() ? JsonValue.EMPTY_JSON_OBJECT : parse(body));
+        JsonRequest request = JsonRequest.parse(body);
         ScenarioOrders.Placed placed = orders.place(Mode.of(mode), request.string("sku").orElse(null),
                 request.integer("quantity", 1, 1000).orElse(1));
         return Response.status(201).entity(Json.createObjectBuilder().add("orderId", placed.orderId())
@@ -96,13 +96,5 @@ public class ScenarioResource {
         return Json.createObjectBuilder().add("orders", c.orders()).add("reserved", c.reserved())
                 .add("rejected", c.rejected()).add("pending", c.pending()).add("missing", c.missing())
                 .add("duplicated", c.duplicated()).add("orphaned", c.orphaned()).build();
-    }
-
-    private static JsonValue parse(String body) {
-        try (var reader = Json.createReader(new java.io.StringReader(body))) {
-            return reader.readValue();
-        } catch (jakarta.json.JsonException e) {
-            throw new ProblemException(400, "Malformed request body", "The request body is not valid JSON of the expected shape.");
-        }
     }
 }

@@ -78,24 +78,7 @@ class ScenarioIT {
 
     @Test
     void queue_accepts_every_order_and_settles_each_as_reserved_or_rejected() {
-        String sku = scarce(3);
-        JsonObject before = counts("queue");
-        List<String> ids = new ArrayList<>();
-        for (int i = 0; i < 5; i++) {
-            Http.Response placed = http.post("api/scenario/orders?mode=queue", "{\"sku\": \"" + sku + "\"}");
-            assertEquals(201, placed.status(), placed::toString);
-            assertEquals("PLACED", placed.json().getString("state"));
-            ids.add(placed.json().getString("orderId"));
-        }
-
-        Eventually.until("every order settled", SETTLE, () -> ids.stream().noneMatch(id -> state(id).equals("PLACED")));
-        assertEquals(3, ids.stream().filter(id -> state(id).equals("RESERVED")).count());
-        assertEquals(2, ids.stream().filter(id -> state(id).equals("REJECTED")).count());
-        JsonObject after = counts("queue");
-        assertEquals(5, delta(before, after, "orders"));
-        assertEquals(3, delta(before, after, "reserved"));
-        assertEquals(2, delta(before, after, "rejected"));
-        assertConsistent(after);
+        assertAcceptsAndSettles("queue", scarce(3));
     }
 
     @Test
@@ -106,10 +89,15 @@ class ScenarioIT {
             return placed.status() == 201 ? java.util.Optional.of(placed.json().getString("orderId")) : java.util.Optional.empty();
         });
         Eventually.until("the first order settled", SETTLE, () -> state(first).equals("RESERVED"));
-        JsonObject before = counts("rms");
+        assertAcceptsAndSettles("rms", sku);
+    }
+
+    /** An asynchronous mode: five orders for three items are all accepted, then three reserved and two rejected. */
+    private void assertAcceptsAndSettles(String mode, String sku) {
+        JsonObject before = counts(mode);
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
-            Http.Response placed = http.post("api/scenario/orders?mode=rms", "{\"sku\": \"" + sku + "\"}");
+            Http.Response placed = http.post("api/scenario/orders?mode=" + mode, "{\"sku\": \"" + sku + "\"}");
             assertEquals(201, placed.status(), placed::toString);
             assertEquals("PLACED", placed.json().getString("state"));
             ids.add(placed.json().getString("orderId"));
@@ -118,7 +106,7 @@ class ScenarioIT {
         Eventually.until("every order settled", SETTLE, () -> ids.stream().noneMatch(id -> state(id).equals("PLACED")));
         assertEquals(3, ids.stream().filter(id -> state(id).equals("RESERVED")).count());
         assertEquals(2, ids.stream().filter(id -> state(id).equals("REJECTED")).count());
-        JsonObject after = counts("rms");
+        JsonObject after = counts(mode);
         assertEquals(5, delta(before, after, "orders"));
         assertEquals(3, delta(before, after, "reserved"));
         assertEquals(2, delta(before, after, "rejected"));
