@@ -20,7 +20,6 @@ import jakarta.ws.rs.core.Response;
 import java.net.URI;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 
 /**
  * {@code /api/messages}: the reliable message protocol over HTTP. Each request is its own transaction. Errors:
@@ -56,10 +55,9 @@ public class MessageResource {
     @POST
     @Path("{id}/confirm")
     public JsonObject confirm(@PathParam("id") String id, String body) {
-        Optional<JsonRequest> request = Optional.of(JsonRequest.parse(body));
-        return ReliableJson.outcome(messages.confirm(id,
-                request.flatMap(r -> r.value("payload")).map(JsonValue::toString),
-                request.flatMap(r -> r.stringMap("headers"))));
+        JsonRequest request = JsonRequest.parse(body);
+        return ReliableJson.outcome(messages.confirm(id, request.value("payload").map(JsonValue::toString),
+                request.stringMap("headers")));
     }
 
     /** Cancel → 200 {@code {"id", "state": "CANCELLED"}}. */

@@ -2,7 +2,6 @@ package dev.courier.reliable;
 
 import dev.courier.platform.FaultInjection;
 import dev.courier.platform.ProblemException;
-import dev.courier.queue.Backoff;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
@@ -296,8 +295,7 @@ class Protocol {
         int checks = check.checks() + 1;
         try (Connection c = store.connection()) {
             if (checks < settings.maxChecks) {
-                Backoff backoff = new Backoff(settings.checkBackoffInitial, 2.0, settings.checkBackoffMax);
-                Instant next = now.plus(backoff.delayAfter(checks, ThreadLocalRandom.current().nextDouble()));
+                Instant next = now.plus(settings.checkBackoff().delayAfter(checks, ThreadLocalRandom.current().nextDouble()));
                 store.rescheduleCheck(c, check, next, true, why, now);
                 return;
             }
@@ -327,8 +325,7 @@ class Protocol {
     }
 
     private Duration redeliveryBackoff(int attempts) {
-        return new Backoff(settings.redeliveryBackoffInitial, 2.0, settings.redeliveryBackoffMax)
-                .delayAfter(attempts, ThreadLocalRandom.current().nextDouble());
+        return settings.redeliveryBackoff().delayAfter(attempts, ThreadLocalRandom.current().nextDouble());
     }
 
     private ReliableStore.MessageRow lock(Connection c, String id) throws SQLException {

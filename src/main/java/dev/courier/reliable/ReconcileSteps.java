@@ -82,10 +82,8 @@ class ReconcileSteps {
     void noticeOutcome(ReliableStore.ClaimedNotice notice, String error) {
         Instant now = clock.instant();
         boolean done = error == null || notice.url() == null; // nobody to tell: recorded as done, with why
-        dev.courier.queue.Backoff backoff = new dev.courier.queue.Backoff(settings.redeliveryBackoffInitial, 2.0,
-                settings.redeliveryBackoffMax);
         try (Connection c = store.connection()) {
-            store.noticeOutcome(c, notice, done, now.plus(backoff.delayAfter(notice.attempts() + 1, 1.0)), error, now);
+            store.noticeOutcome(c, notice, done, now.plus(settings.redeliveryBackoff().delayAfter(notice.attempts() + 1, 1.0)), error, now);
         } catch (SQLException e) {
             throw new IllegalStateException("recording a notice failed", e);
         }

@@ -2,6 +2,7 @@ package dev.courier.reliable;
 
 import jakarta.enterprise.context.Dependent;
 import jakarta.inject.Inject;
+import dev.courier.queue.Backoff;
 import java.time.Duration;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -80,4 +81,14 @@ class ReliableSettings {
     @Inject
     @ConfigProperty(name = "courier.reliable.max-payload-bytes", defaultValue = "262144")
     int maxPayloadBytes;
+
+    /** Between check-backs that settled nothing: doubling from the initial delay up to the cap. */
+    Backoff checkBackoff() {
+        return new Backoff(checkBackoffInitial, 2.0, checkBackoffMax);
+    }
+
+    /** Before a redelivery, and between attempts to notify a producer: doubling up to the cap. */
+    Backoff redeliveryBackoff() {
+        return new Backoff(redeliveryBackoffInitial, 2.0, redeliveryBackoffMax);
+    }
 }
