@@ -53,6 +53,9 @@ public class QueueWorker {
     @Inject
     private FaultInjection faults;
 
+    @Inject
+    private SlowConsumer slow;
+
     // Threads of their own: long-running loops on the managed executor would hold the threads that serve requests.
     @Resource
     private ManagedThreadFactory threads;
@@ -63,7 +66,8 @@ public class QueueWorker {
     void start() {
         queues.define(new QueueSpec(QueueChannel.QUEUE, LEASE, 1000, new Backoff(Duration.ZERO, 1, Duration.ZERO)));
         for (int i = 0; i < WORKERS; i++) {
-            threads.newThread(this::work).start();
+            int instance = i;
+            threads.newThread(() -> work(instance)).start();
         }
     }
 
@@ -72,12 +76,14 @@ public class QueueWorker {
         running.set(false);
     }
 
-    private void work() {
+    private void work(int instance) {
         while (running.get()) {
             try {
                 List<Delivery> deliveries = queue.receive(QueueChannel.QUEUE, 10, LEASE, Duration.ofSeconds(1));
                 for (Delivery delivery : deliveries) {
+                    long start = System.nanoTime();
                     handle(delivery);
+                    slow.pace(instance, System.nanoTime() - start);
                 }
             } catch (RuntimeException e) {
                 // The message stays leased and comes back when its lease runs out.

@@ -33,6 +33,9 @@ public class RmsWorkers {
     @Inject
     private RmsSteps steps;
 
+    @Inject
+    private SlowConsumer slow;
+
     // Threads of their own: long-running loops on the managed executor would hold the threads that serve requests.
     @Resource
     private ManagedThreadFactory threads;
@@ -52,8 +55,9 @@ public class RmsWorkers {
             }
             if (running.get()) {
                 for (int i = 0; i < CONSUMERS; i++) { // as many as the queue mode's workers
-                    threads.newThread(() -> loop(true)).start();
-                    threads.newThread(() -> loop(false)).start();
+                    int instance = i;
+                    threads.newThread(() -> loop(true, instance)).start();
+                    threads.newThread(() -> loop(false, instance)).start();
                 }
             }
         }).start();
@@ -64,12 +68,16 @@ public class RmsWorkers {
         running.set(false);
     }
 
-    private void loop(boolean inventory) {
+    private void loop(boolean inventory, int instance) {
         while (running.get()) {
             try {
+                long start = System.nanoTime();
                 boolean got = inventory ? steps.reserveOne() : steps.settleOne();
                 if (!got) {
                     continue; // the receive already waited
+                }
+                if (inventory) {
+                    slow.pace(instance, System.nanoTime() - start);
                 }
             } catch (RuntimeException e) {
                 // Rolled back: the broker gives the message again, Courier redelivers after its timeout.

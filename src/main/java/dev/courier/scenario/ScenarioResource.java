@@ -10,6 +10,7 @@ import jakarta.json.JsonValue;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
@@ -20,7 +21,7 @@ import jakarta.ws.rs.core.Response;
 /**
  * {@code /api/scenario}: the demo business over HTTP. {@code POST orders?mode=xa|rms|queue} {@code {"sku"?,
  * "quantity"?}} → 201 {@code {"orderId", "mode", "state"}} (409 out of stock in XA mode); {@code POST stock}
- * {@code {"sku", "quantity"}}; {@code GET consistency}.
+ * {@code {"sku", "quantity"}}; {@code GET consistency}; {@code PUT slowdown} {@code {"factor"}} (the lab's slowed consumer).
  */
 @Path("scenario")
 @Produces(MediaType.APPLICATION_JSON)
@@ -34,6 +35,9 @@ public class ScenarioResource {
 
     @Inject
     private RmsParties parties;
+
+    @Inject
+    private SlowConsumer slow;
 
     @POST
     @Path("orders")
@@ -61,6 +65,23 @@ public class ScenarioResource {
                 () -> ProblemException.invalid("'quantity' is required"));
         orders.stock(sku, quantity);
         return Json.createObjectBuilder().add("sku", sku).add("available", quantity).build();
+    }
+
+    /** The slowed inventory instance's factor ({@link SlowConsumer}): {@code {"factor"}}, 1 = normal speed. */
+    @GET
+    @Path("slowdown")
+    public JsonObject slowdown() {
+        return Json.createObjectBuilder().add("factor", slow.factor()).build();
+    }
+
+    /** Slows one inventory instance down ({@code {"factor": 1..100}}; 1 restores it), for the lab's fault runs. */
+    @PUT
+    @Path("slowdown")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public JsonObject slowDown(JsonValue body) {
+        slow.slowDown(JsonRequest.of(body).integer("factor", 1, SlowConsumer.MAX_FACTOR)
+                .orElseThrow(() -> ProblemException.invalid("'factor' is required")));
+        return slowdown();
     }
 
     /**

@@ -8,6 +8,7 @@ import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import jakarta.jms.ConnectionFactory;
 import jakarta.jms.JMSContext;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * XA mode: the order (orders database), the reservation (inventory database) and the {@code OrderPlaced} event
@@ -31,14 +32,20 @@ public class XaChannel {
     @Inject
     private FaultInjection faults;
 
+    @Inject
+    private SlowConsumer slow;
+
     @Resource(lookup = "jms/courier")
     private ConnectionFactory connectionFactory;
 
     public OrderState place(Order order) {
         book.insert(order, OrderState.RESERVED);
+        long start = System.nanoTime();
         if (inventory.reserve(order) == OrderState.REJECTED) {
             throw new OutOfStockException(order.sku(), order.quantity());
         }
+        // Half the requests meet the slowed inventory instance; its slowness is inside the global transaction.
+        slow.pace(ThreadLocalRandom.current().nextInt(2), System.nanoTime() - start);
         faults.checkpoint(BEFORE_PUBLISH);
         try (JMSContext jms = connectionFactory.createContext()) {
             jms.createProducer().setProperty("orderId", order.id())

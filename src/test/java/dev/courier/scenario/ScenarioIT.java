@@ -132,13 +132,28 @@ class ScenarioIT {
     }
 
     @Test
+    void a_slowed_inventory_instance_delays_orders_but_loses_and_doubles_none() {
+        assertEquals(200, http.put("api/scenario/slowdown", "{\"factor\": 5}").status());
+        try {
+            assertEquals(5, http.get("api/scenario/slowdown").json().getInt("factor"));
+            assertAcceptsAndSettles("queue", scarce(3));
+            assertEquals(201, http.post("api/scenario/orders?mode=xa", "").status());
+        } finally {
+            assertEquals(1, http.put("api/scenario/slowdown", "{\"factor\": 1}").json().getInt("factor"));
+        }
+    }
+
+    @Test
     void should_refuse_bad_input_with_a_problem() {
         for (Http.Response bad : List.of(http.post("api/scenario/orders?mode=carrier-pigeon", ""),
                 http.post("api/scenario/orders?mode=xa", "{\"quantity\": 0}"),
                 http.post("api/scenario/orders?mode=xa", "{\"sku\": \"no spaces\"}"),
                 http.post("api/scenario/orders?mode=xa", "{\"quantity\": "),
                 http.post("api/scenario/stock", "{\"sku\": \"x\", \"quantity\": -1}"),
-                http.post("api/scenario/stock", "{\"quantity\": 3}"))) {
+                http.post("api/scenario/stock", "{\"quantity\": 3}"),
+                http.put("api/scenario/slowdown", "{\"factor\": 0}"),
+                http.put("api/scenario/slowdown", "{\"factor\": 101}"),
+                http.put("api/scenario/slowdown", "{}"))) {
             assertEquals(400, bad.status(), bad::toString);
             assertEquals("application/problem+json", bad.contentType());
         }
