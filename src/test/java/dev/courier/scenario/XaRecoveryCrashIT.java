@@ -91,6 +91,71 @@ class XaRecoveryCrashIT {
         }
     }
 
+    @Test
+    void should_finish_transactions_in_doubt_when_the_inventory_database_ends_its_sessions() throws Exception {
+        JsonObject before = http.get("api/scenario/consistency").json().getJsonObject("modes").getJsonObject("xa");
+        int inDoubt = 0;
+        for (int attempt = 1; attempt <= 5 && inDoubt == 0; attempt++) {
+            inDoubt = cutInventorySessionsWhileInDoubt();
+        }
+        assertTrue(inDoubt > 0, "the sessions were cut while an inventory branch was prepared and not committed");
+
+        // pgjdbc reports such a commit as XAER_RMERR ("give up"): without the correction the branch stays prepared,
+        // holding the stock row's lock, until an operator ends it.
+        Eventually.until("the transaction manager finished every prepared transaction", Duration.ofSeconds(150),
+                () -> preparedTransactions() == 0);
+        assertEquals(201, http.post("api/scenario/orders?mode=xa", "").status(), "the stock row is not locked any more");
+        JsonObject after = http.get("api/scenario/consistency").json().getJsonObject("modes").getJsonObject("xa");
+        long orders = after.getJsonNumber("orders").longValue() - before.getJsonNumber("orders").longValue();
+        assertEquals(orders, after.getJsonNumber("reserved").longValue() - before.getJsonNumber("reserved").longValue(),
+                "every committed order has its reservation");
+        assertEquals(before.getJsonNumber("orphaned").longValue(), after.getJsonNumber("orphaned").longValue());
+        assertEquals(before.getJsonNumber("duplicated").longValue(), after.getJsonNumber("duplicated").longValue());
+    }
+
+    /**
+     * Places XA orders from four threads and, as soon as the inventory database holds a prepared branch, ends
+     * every session of that database (as a restart or failover does).
+     *
+     * @return the prepared transactions left a second later
+     */
+    private int cutInventorySessionsWhileInDoubt() throws Exception {
+        AtomicBoolean placing = new AtomicBoolean(true);
+        ExecutorService threads = Executors.newFixedThreadPool(4);
+        for (int i = 0; i < 4; i++) {
+            threads.execute(() -> {
+                while (placing.get()) {
+                    try {
+                        http.post("api/scenario/orders?mode=xa", "");
+                    } catch (RuntimeException e) {
+                        // a request caught in the cut: go on
+                    }
+                }
+            });
+        }
+        try (Connection courier = connect(System.getProperty("courier.db.name", "courier"));
+                Statement query = courier.createStatement()) {
+            Thread.sleep(1000);
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (System.nanoTime() < deadline) {
+                try (ResultSet rows = query.executeQuery("SELECT COUNT(*) FROM pg_prepared_xacts WHERE database = 'courier_inventory'")) {
+                    rows.next();
+                    if (rows.getInt(1) > 0) {
+                        query.executeQuery("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                + "WHERE datname = 'courier_inventory' AND pid <> pg_backend_pid()").close();
+                        break;
+                    }
+                }
+            }
+        } finally {
+            placing.set(false);
+            threads.shutdown();
+            threads.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        Thread.sleep(1000);
+        return preparedTransactions();
+    }
+
     /** Places XA orders from four threads and kills the server as soon as a prepared transaction is seen. */
     private int crashWhileInDoubt() throws Exception {
         AtomicBoolean placing = new AtomicBoolean(true);
