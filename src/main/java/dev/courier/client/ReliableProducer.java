@@ -28,6 +28,11 @@ import javax.sql.DataSource;
  *
  * <p>If the prepare fails, {@code send} throws {@link CourierException} and the caller's transaction should roll
  * back (an unchecked exception out of an EJB does that). Needs the tables of {@link ClientTables}.
+ *
+ * <p>Call {@code send} before the transaction's other database work: the prepare is a network round trip, and
+ * work done before it holds its pooled connection and its row locks through that trip. When Courier shares the
+ * connection pool (the same server and database), callers that already hold connections can starve the prepares
+ * they wait for of one — the lab saw 64 clients on a pool of 50 stall for the pool's 10 s timeout.
  */
 public final class ReliableProducer {
 

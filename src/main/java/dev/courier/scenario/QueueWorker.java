@@ -83,7 +83,7 @@ public class QueueWorker {
                 for (Delivery delivery : deliveries) {
                     long start = System.nanoTime();
                     handle(delivery);
-                    slow.pace(instance, System.nanoTime() - start);
+                    slow.pace(Mode.QUEUE, instance, System.nanoTime() - start);
                 }
             } catch (RuntimeException e) {
                 // The message stays leased and comes back when its lease runs out.

@@ -23,9 +23,10 @@ public class RmsChannel {
 
     public OrderState place(Order order) {
         parties.requireReady();
-        book.insert(order, OrderState.PLACED);
+        // The prepare's round trip first, holding no connection (see ReliableProducer).
         parties.orders().send(RmsParties.ORDERS_TOPIC, Json.createObjectBuilder().add("orderId", order.id())
                 .add("sku", order.sku()).add("quantity", order.quantity()).build().toString());
+        book.insert(order, OrderState.PLACED);
         return OrderState.PLACED;
     }
 }

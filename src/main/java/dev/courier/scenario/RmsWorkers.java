@@ -77,7 +77,7 @@ public class RmsWorkers {
                     continue; // the receive already waited
                 }
                 if (inventory) {
-                    slow.pace(instance, System.nanoTime() - start);
+                    slow.pace(Mode.RMS, instance, System.nanoTime() - start);
                 }
             } catch (RuntimeException e) {
                 // Rolled back: the broker gives the message again, Courier redelivers after its timeout.

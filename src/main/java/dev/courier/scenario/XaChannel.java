@@ -45,7 +45,7 @@ public class XaChannel {
             throw new OutOfStockException(order.sku(), order.quantity());
         }
         // Half the requests meet the slowed inventory instance; its slowness is inside the global transaction.
-        slow.pace(ThreadLocalRandom.current().nextInt(2), System.nanoTime() - start);
+        slow.pace(Mode.XA, ThreadLocalRandom.current().nextInt(2), System.nanoTime() - start);
         faults.checkpoint(BEFORE_PUBLISH);
         try (JMSContext jms = connectionFactory.createContext()) {
             jms.createProducer().setProperty("orderId", order.id())

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  * <li>the physical anchors ({@code pg_test_fsync}, pgbench);</li>
  * <li>load: each mode at 1, 4, 16 and 64 concurrent clients — throughput, latency, time to consistency;</li>
  * <li>scarcity: twice as many orders as stock, per mode — XA refuses at once, the others reject later;</li>
- * <li>faults: all three modes under load side by side, so they meet the same fault at the same moment, while the
+ * <li>faults: all three modes side by side, each offered 20 orders/s (within what each sustains), so they meet
+ * the same fault at the same moment, while the
  * inventory database refuses connections for 30 s, the broker is stopped for 30 s, the server is killed with
  * SIGKILL and restarted, one inventory instance is slowed 10× for 30 s.</li>
  * </ol>
@@ -37,6 +38,8 @@ class ComparisonLab {
     private static final double RUN_SECONDS = Double.parseDouble(System.getProperty("lab.seconds", "8"));
     private static final Duration QUIESCENCE = Duration.ofSeconds(180);
     private static final int FAULT_CLIENTS = 4;
+    /** Per client in the fault runs: 4 clients x 5/s = 20 orders/s per mode, within every mode's capacity. */
+    private static final double FAULT_CLIENT_RATE = 5;
     private static final int BEFORE_FAULT_SECONDS = 10;
     private static final int FAULT_SECONDS = 30;
     private static final int MAX_AFTER_FAULT_SECONDS = 60;
@@ -153,7 +156,7 @@ class ComparisonLab {
         progress("fault " + fault.id + ": " + fault.what);
         List<OrderLoad> loads = new ArrayList<>();
         for (String mode : MODES) {
-            loads.add(new OrderLoad(http, mode, FAULT_CLIENTS, ""));
+            loads.add(new OrderLoad(http, mode, FAULT_CLIENTS, "", FAULT_CLIENT_RATE));
         }
         OrderLoad clock = loads.get(0); // the loads started together: one timeline
         PreparedSampler prepared = new PreparedSampler(clock);

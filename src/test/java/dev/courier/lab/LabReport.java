@@ -1,5 +1,6 @@
 package dev.courier.lab;
 
+import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -108,8 +109,8 @@ final class LabReport {
     }
 
     private static void faults(Path dir, StringBuilder md, List<FaultRun> faults) throws IOException {
-        md.append("\n## Faults\n\nThe three modes side by side, each with its own clients, so they meet the same "
-                + "fault at the same moment (and share the machine). *Errors*: failed requests from the fault's start "
+        md.append("\n## Faults\n\nThe three modes side by side, each offered 20 orders/s by four clients (5/s "
+                + "each, within what every mode sustains), so they meet the same fault at the same moment. *Errors*: failed requests from the fault's start "
                 + "(a failing client waits 100 ms before its next try). *Recovered*: from the fault's end until a 2-s "
                 + "window reaches half the rate before the fault. *Consistent*: from the fault's end until the last "
                 + "order of the run has its outcome. *Created despite an error*: orders in the orders database whose "
@@ -190,6 +191,7 @@ final class LabReport {
         window.setPaint(new Color(255, 200, 200, 90));
         window.setLabel("fault");
         chart.getXYPlot().addDomainMarker(window);
+        readable(chart.getXYPlot());
         ChartUtils.saveChartAsPNG(file.toFile(), chart, 900, 450);
     }
 
@@ -209,6 +211,17 @@ final class LabReport {
         clients.setStandardTickUnits(org.jfree.chart.axis.NumberAxis.createIntegerTickUnits());
         plot.setDomainAxis(clients);
         ((org.jfree.chart.renderer.xy.XYLineAndShapeRenderer) plot.getRenderer()).setDefaultShapesVisible(true);
+        readable(plot);
         ChartUtils.saveChartAsPNG(file.toFile(), chart, 800, 500);
+    }
+
+    /** White background, grey grid lines, thicker lines: the default grey plot prints badly. */
+    private static void readable(XYPlot plot) {
+        plot.setBackgroundPaint(Color.WHITE);
+        plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
+        plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
+        for (int i = 0; i < plot.getDataset().getSeriesCount(); i++) {
+            plot.getRenderer().setSeriesStroke(i, new BasicStroke(2f));
+        }
     }
 }

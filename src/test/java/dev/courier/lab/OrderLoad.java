@@ -34,6 +34,7 @@ final class OrderLoad {
     private final Http http;
     private final String mode;
     private final String body;
+    private final long interval;
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final ConcurrentLinkedQueue<Answer> answers = new ConcurrentLinkedQueue<>();
     private final AtomicInteger accepted = new AtomicInteger();
@@ -44,11 +45,20 @@ final class OrderLoad {
     private volatile long end;
     private volatile long endMillis;
 
-    /** Starts {@code clients} clients posting {@code body} to {@code /api/scenario/orders?mode=<mode>}. */
+    /** Starts {@code clients} clients posting {@code body} to {@code /api/scenario/orders?mode=<mode>}, each as fast as it can. */
     OrderLoad(Http http, String mode, int clients, String body) {
+        this(http, mode, clients, body, 0);
+    }
+
+    /**
+     * Starts {@code clients} clients that each place at most {@code perClientPerSecond} orders a second (0: as
+     * fast as answers come): an offered load that a mode can keep up with shows what a fault takes away.
+     */
+    OrderLoad(Http http, String mode, int clients, String body, double perClientPerSecond) {
         this.http = http;
         this.mode = mode;
         this.body = body;
+        this.interval = perClientPerSecond > 0 ? (long) (1e9 / perClientPerSecond) : 0;
         for (int c = 0; c < clients; c++) {
             Thread client = new Thread(this::place, "lab-" + mode + "-" + c);
             client.setDaemon(true);
@@ -66,7 +76,17 @@ final class OrderLoad {
     }
 
     private void place() {
+        long next = System.nanoTime();
         while (running.get()) {
+            if (interval > 0) {
+                next += interval;
+                long wait = next - System.nanoTime();
+                if (wait > 0) {
+                    sleep(wait / 1_000_000);
+                } else {
+                    next = System.nanoTime(); // behind (a slow answer): no burst to catch up
+                }
+            }
             long begin = System.nanoTime();
             int status;
             String id = null;
@@ -86,7 +106,7 @@ final class OrderLoad {
                 accepted.incrementAndGet();
             } else if (answer.failed()) {
                 failed.incrementAndGet();
-                pause();
+                sleep(100);
             }
         }
     }
@@ -147,9 +167,9 @@ final class OrderLoad {
         return ((end == 0 ? System.nanoTime() : end) - start) / 1e9;
     }
 
-    private static void pause() {
+    private static void sleep(long millis) {
         try {
-            Thread.sleep(100);
+            Thread.sleep(millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
