@@ -26,6 +26,9 @@ public class ScenarioOrders {
     private RmsChannel rms;
 
     @Inject
+    private XaAdmission admission;
+
+    @Inject
     private OrderBook book;
 
     @Inject
@@ -35,7 +38,7 @@ public class ScenarioOrders {
     public Placed place(Mode mode, String sku, int quantity) {
         Order order = new Order(UUID.randomUUID().toString(), mode, sku == null ? Order.DEFAULT_SKU : sku, quantity);
         OrderState state = switch (mode) {
-            case XA -> xa.place(order);
+            case XA -> admission.admit(() -> xa.place(order));
             case RMS -> rms.place(order);
             case QUEUE -> queue.place(order);
         };
