@@ -31,8 +31,12 @@ public record Backoff(Duration initial, double multiplier, Duration max) {
      * @param random a uniformly distributed value in [0, 1) choosing the jitter
      */
     public Duration delayAfter(int failures, double random) {
+        return Duration.ofMillis(Math.round(ceiling(failures).toMillis() * (0.5 + 0.5 * random)));
+    }
+
+    /** The wait before jitter, {@code min(max, initial × multiplier^(failures − 1))}: the longest it can be. */
+    public Duration ceiling(int failures) {
         double base = initial.toMillis() * Math.pow(multiplier, Math.max(0, failures - 1));
-        double capped = Math.min(base, max.toMillis());
-        return Duration.ofMillis(Math.round(capped * (0.5 + 0.5 * random)));
+        return Duration.ofMillis(Math.round(Math.min(base, max.toMillis())));
     }
 }

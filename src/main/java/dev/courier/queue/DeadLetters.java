@@ -32,6 +32,9 @@ public class DeadLetters {
     @Inject
     private Clock clock;
 
+    @Inject
+    private QueueSettings settings;
+
     /** A page of the queue's dead messages, each with its history. @throws QueueNotFoundException 404 */
     public MessagePage list(QueueName queue, String after, int limit) {
         return messages.query(queue, MessageFilter.in(MessageState.DEAD), after, limit);
@@ -50,6 +53,7 @@ public class DeadLetters {
      * @param ratePerSecond at most this many per second become deliverable; {@code null} for all at once
      * @param editedPayload a replacement payload, only when replaying exactly one message; else {@code null}
      * @return how many messages were replayed (ids that are not dead messages of the queue are skipped)
+     * @throws PayloadTooLargeException 413 for an edited payload over {@code courier.queue.max-payload-bytes}
      */
     public int replay(QueueName queue, List<String> ids, Double ratePerSecond, Payload editedPayload) {
         if (ratePerSecond != null && !(ratePerSecond > 0)) {
@@ -57,6 +61,9 @@ public class DeadLetters {
         }
         if (editedPayload != null && ids.size() != 1) {
             throw ProblemException.invalid("an edited payload replays exactly one message: give one id");
+        }
+        if (editedPayload != null && editedPayload.size() > settings.maxPayloadBytes) {
+            throw new PayloadTooLargeException(editedPayload.size(), settings.maxPayloadBytes);
         }
         Instant now = clock.instant();
         try (Connection connection = store.connection()) {

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -45,19 +46,19 @@ final class DerbyQueueDialect implements QueueDialect {
             WHERE id = ? AND version = ?""";
 
     @Override
-    public List<Claimed> claim(Connection connection, QueueSpec queue, int max, Duration lease, Instant now,
-            Duration[] redeliveryDelays) throws SQLException {
+    public List<Claimed> claim(Connection connection, QueueSpec queue, int max, Duration lease, Instant now)
+            throws SQLException {
         ReentrantLock lock = CLAIMS.computeIfAbsent(queue.name(), q -> new ReentrantLock(true));
         lock.lock();
         try {
-            return claimSerialized(connection, queue, max, lease, now, redeliveryDelays);
+            return claimSerialized(connection, queue, max, lease, now);
         } finally {
             lock.unlock();
         }
     }
 
     private List<Claimed> claimSerialized(Connection connection, QueueSpec queue, int max, Duration lease,
-            Instant now, Duration[] redeliveryDelays) throws SQLException {
+            Instant now) throws SQLException {
         Instant expiry = now.plus(lease);
         String nonce = LeaseToken.nonce();
         List<Claimed> claimed = new ArrayList<>();
@@ -80,7 +81,8 @@ final class DerbyQueueDialect implements QueueDialect {
                     take.setInt(1, attempt);
                     take.setString(2, token);
                     take.setTimestamp(3, timestamp(expiry));
-                    take.setTimestamp(4, timestamp(expiry.plus(redeliveryDelays[attempt])));
+                    take.setTimestamp(4, timestamp(expiry.plus(
+                            queue.redeliveryDelay(attempt, ThreadLocalRandom.current().nextDouble()))));
                     take.setString(5, candidate.id);
                     take.setLong(6, candidate.version);
                     int updated = take.executeUpdate();

@@ -26,12 +26,13 @@ final class PostgresQueueDialect implements QueueDialect {
             RETURNING message_id""";
 
     @Override
-    public List<Claimed> claim(Connection connection, QueueSpec queue, int max, Duration lease, Instant now,
-            Duration[] redeliveryDelays) throws SQLException {
+    public List<Claimed> claim(Connection connection, QueueSpec queue, int max, Duration lease, Instant now)
+            throws SQLException {
         Instant expiry = now.plus(lease);
-        Double[] seconds = new Double[redeliveryDelays.length - 1];
-        for (int k = 1; k < redeliveryDelays.length; k++) {
-            seconds[k - 1] = redeliveryDelays[k].toMillis() / 1000.0;
+        // The jitter's ceilings, index k-1 = after delivery k; the statement draws each message's jitter itself.
+        Double[] seconds = new Double[queue.maxAttempts()];
+        for (int k = 1; k <= queue.maxAttempts(); k++) {
+            seconds[k - 1] = k == queue.maxAttempts() ? 0.0 : queue.backoff().ceiling(k).toMillis() / 1000.0;
         }
         Array delays = connection.createArrayOf("float8", seconds);
         try (PreparedStatement claim = connection.prepareStatement(QueueSql.CLAIM_POSTGRESQL)) {

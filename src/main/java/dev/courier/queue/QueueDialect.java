@@ -14,12 +14,11 @@ import java.util.List;
 interface QueueDialect {
 
     /**
-     * Leases up to {@code max} deliverable messages of the queue in the current transaction.
-     *
-     * @param redeliveryDelays index k: the wait after a failure of delivery k (index 0 unused)
+     * Leases up to {@code max} deliverable messages of the queue in the current transaction. Each lease moves the
+     * message's delivery time to the lease's expiry plus {@link QueueSpec#redeliveryDelay}, jittered per message.
      */
-    List<Claimed> claim(Connection connection, QueueSpec queue, int max, Duration lease, Instant now,
-            Duration[] redeliveryDelays) throws SQLException;
+    List<Claimed> claim(Connection connection, QueueSpec queue, int max, Duration lease, Instant now)
+            throws SQLException;
 
     /**
      * Binds {@code key} to the new message unless a live binding exists.

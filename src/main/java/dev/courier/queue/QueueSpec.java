@@ -30,6 +30,15 @@ public record QueueSpec(QueueName name, Duration lease, int maxAttempts, Backoff
         return new QueueSpec(name, DEFAULT_LEASE, DEFAULT_MAX_ATTEMPTS, Backoff.DEFAULT);
     }
 
+    /**
+     * The wait before delivery {@code attempt + 1} after delivery {@code attempt} failed: the backoff, jittered by
+     * {@code random} (draw it per message, or a batch that fails together returns together); none once the
+     * attempts are used up (the message goes to dead), also when the limit was lowered below {@code attempt}.
+     */
+    Duration redeliveryDelay(int attempt, double random) {
+        return attempt >= maxAttempts ? Duration.ZERO : backoff.delayAfter(attempt, random);
+    }
+
     static Duration checkLease(Duration lease) {
         if (lease.isNegative() || lease.isZero() || lease.compareTo(MAX_LEASE) > 0) {
             throw ProblemException.invalid("a lease must be longer than 0 and at most " + MAX_LEASE.toHours() + " hours");

@@ -23,8 +23,9 @@ public final class QueueSql {
 
     /**
      * Leases up to n deliverable messages in one statement, skipping rows other receivers hold. Parameters: queue,
-     * now, max attempts, n, token nonce, lease expiry, lease expiry again, redelivery delays (float8[] seconds,
-     * index k = after delivery k fails). The lease moves deliver_at to the lease expiry plus the backoff for this
+     * now, max attempts, n, token nonce, lease expiry, lease expiry again, redelivery delays before jitter
+     * (float8[] seconds, index k = after delivery k fails; each row draws its jitter into [50 %, 100 %] of it, as
+     * {@link Backoff#delayAfter} does). The lease moves deliver_at to the lease expiry plus the backoff for this
      * delivery's failure, so the message stays invisible while leased and reappears by itself, backoff
      * included, if the lease runs out.
      */
@@ -40,7 +41,8 @@ public final class QueueSql {
             SET attempt = m.attempt + 1,
                 lease_token = m.id || '.' || ?,
                 lease_expires_at = ?,
-                deliver_at = CAST(? AS timestamptz) + make_interval(secs => (?::float8[])[m.attempt + 1]),
+                deliver_at = CAST(? AS timestamptz)
+                             + make_interval(secs => (?::float8[])[m.attempt + 1] * (0.5 + 0.5 * random())),
                 version = m.version + 1
             FROM picked
             WHERE m.id = picked.id

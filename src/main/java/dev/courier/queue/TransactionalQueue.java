@@ -147,8 +147,7 @@ public class TransactionalQueue {
         try (Connection connection = store.connection()) {
             QueueSpec spec = store.requireQueue(connection, queue);
             Duration leaseFor = lease == null ? spec.lease() : QueueSpec.checkLease(lease);
-            List<QueueDialect.Claimed> claimed = store.dialect().claim(connection, spec, max, leaseFor, now,
-                    redeliveryDelays(spec));
+            List<QueueDialect.Claimed> claimed = store.dialect().claim(connection, spec, max, leaseFor, now);
             List<MessageStore.Failure> expired = new ArrayList<>();
             List<Delivery> deliveries = new ArrayList<>(claimed.size());
             for (QueueDialect.Claimed claim : claimed) {
@@ -204,7 +203,7 @@ public class TransactionalQueue {
             StoredMessage message = current(connection, id, token);
             QueueSpec spec = store.requireQueue(connection, message.queue());
             Instant expiry = now.plus(extension);
-            Instant redelivery = expiry.plus(redeliveryDelays(spec)[message.attempt()]);
+            Instant redelivery = expiry.plus(spec.redeliveryDelay(message.attempt(), ThreadLocalRandom.current().nextDouble()));
             requireOne(store.renew(connection, id, token, expiry, redelivery), id, connection);
             return new Lease(token, expiry);
         } catch (SQLException e) {
@@ -230,7 +229,8 @@ public class TransactionalQueue {
             QueueSpec spec = store.requireQueue(connection, message.queue());
             boolean exhausted = message.attempt() >= spec.maxAttempts();
             String why = reason == null || reason.isBlank() ? "released" : abbreviate(reason);
-            Instant deliverAt = now.plus(delay != null ? delay : redeliveryDelays(spec)[message.attempt()]);
+            Instant deliverAt = now.plus(delay != null ? delay
+                    : spec.redeliveryDelay(message.attempt(), ThreadLocalRandom.current().nextDouble()));
             requireOne(store.endLease(connection, id, token, deliverAt, why, exhausted ? now : null), id, connection);
             store.recordFailures(connection, List.of(new MessageStore.Failure(id, message.attempt(), now,
                     History.RELEASED, why)));
@@ -302,17 +302,6 @@ public class TransactionalQueue {
             throw new IllegalStateException(rows + " rows matched message " + id);
         }
         throw store.find(connection, id).isPresent() ? StaleLeaseException.of(id) : new MessageGoneException(id);
-    }
-
-    /** Index k: the wait after delivery k fails; none after the last attempt, which goes to dead. */
-    static Duration[] redeliveryDelays(QueueSpec spec) {
-        Duration[] delays = new Duration[spec.maxAttempts() + 1];
-        delays[0] = Duration.ZERO;
-        ThreadLocalRandom random = ThreadLocalRandom.current();
-        for (int k = 1; k <= spec.maxAttempts(); k++) {
-            delays[k] = k == spec.maxAttempts() ? Duration.ZERO : spec.backoff().delayAfter(k, random.nextDouble());
-        }
-        return delays;
     }
 
     private void wakeReceiversOnCommit(QueueName queue) {

@@ -36,10 +36,16 @@ class BackoffTest {
     }
 
     @Test
-    void should_give_no_wait_after_the_last_attempt() {
+    void should_give_no_wait_after_the_last_attempt_nor_past_a_lowered_limit() {
         QueueSpec spec = new QueueSpec(QueueName.of("q"), Duration.ofSeconds(10), 3, backoff);
-        Duration[] delays = TransactionalQueue.redeliveryDelays(spec);
-        assertEquals(4, delays.length);
-        assertEquals(Duration.ZERO, delays[3], "the last failure goes straight to dead");
+        assertEquals(backoff.delayAfter(2, 0.3), spec.redeliveryDelay(2, 0.3));
+        assertEquals(Duration.ZERO, spec.redeliveryDelay(3, 0.3), "the last failure goes straight to dead");
+        assertEquals(Duration.ZERO, spec.redeliveryDelay(7, 0.3), "attempts beyond a lowered limit: dead too");
+    }
+
+    @Test
+    void should_jitter_below_the_ceiling() {
+        assertEquals(backoff.ceiling(3), backoff.delayAfter(3, 1.0));
+        assertEquals(backoff.ceiling(3).dividedBy(2), backoff.delayAfter(3, 0.0));
     }
 }

@@ -154,6 +154,41 @@ class TransactionalQueueIT {
     }
 
     @Test
+    void should_jitter_the_backoff_of_each_message_of_a_batch_on_its_own() throws Exception {
+        List<String> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            ids.add(queue.send(name, Payload.json(Integer.toString(i)), SendOptions.now()).id());
+        }
+        List<Delivery> batch = queue.receive(name, 20);
+        assertEquals(20, batch.size());
+
+        // A batch that fails together (its leases expire together) must not come back together.
+        java.util.Set<Instant> returns = new java.util.HashSet<>();
+        for (String id : ids) {
+            returns.add(deliverAt(id));
+        }
+        assertTrue(returns.size() > 10, "20 messages of one batch return at " + returns.size() + " distinct times");
+    }
+
+    @Test
+    void should_renew_and_release_a_message_whose_queue_lowered_max_attempts_meanwhile() throws Exception {
+        Sent sent = queue.send(name, Payload.json("1"), SendOptions.now());
+        queue.receive(name, 1);
+        clock.advance(Duration.ofSeconds(13));
+        queue.receive(name, 1);
+        clock.advance(Duration.ofSeconds(15));
+        Delivery third = queue.receive(name, 1).get(0);
+        assertEquals(3, third.attempt());
+        queues.define(new QueueSpec(name, Duration.ofSeconds(10), 2,
+                new Backoff(Duration.ofSeconds(2), 2.0, Duration.ofSeconds(60))));
+
+        assertEquals(third.leaseToken(), queue.renewLease(third.leaseToken(), Duration.ofSeconds(5)).token());
+        queue.release(third.leaseToken(), null, "giving up");
+        assertEquals(MessageState.DEAD, messages.get(name, sent.id()).orElseThrow().state(),
+                "past the lowered limit: dead, not delivered again");
+    }
+
+    @Test
     void should_move_a_message_to_dead_after_max_attempts_and_replay_it() {
         Sent sent = queue.send(name, Payload.json("1"), SendOptions.now());
         for (int attempt = 1; attempt <= 3; attempt++) {
@@ -170,6 +205,9 @@ class TransactionalQueueIT {
         assertTrue(corpse.lastError().contains("lease expired"), corpse.lastError());
         assertEquals(1, queues.get(name).dead());
 
+        assertThrows(PayloadTooLargeException.class, () -> dead.replay(name, List.of(sent.id()), null,
+                Payload.bytes(new byte[256 * 1024 + 1])), "an edited payload has the same limit as a sent one");
+        assertEquals(MessageState.DEAD, dead.get(name, sent.id()).orElseThrow().state(), "nothing replayed");
         assertEquals(1, dead.replay(name, List.of(sent.id()), null, Payload.json("\"fixed\"")));
         Delivery again = queue.receive(name, 1).get(0);
         assertEquals(1, again.attempt(), "a replayed message starts its attempts afresh");
