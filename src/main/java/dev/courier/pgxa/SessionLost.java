@@ -1,6 +1,7 @@
 package dev.courier.pgxa;
 
 import java.sql.SQLException;
+import java.util.logging.Logger;
 import javax.transaction.xa.XAException;
 
 /**
@@ -8,6 +9,12 @@ import javax.transaction.xa.XAException;
  * 57P, operator intervention: admin or crash shutdown, cannot connect now) from a real resource manager error.
  */
 final class SessionLost {
+
+    /** Logged on every correction: an operator sees that a second phase met a restart and will be retried. */
+    static final String RETRIED = "XA session lost in the second phase; reported as XAER_RMFAIL so that the "
+            + "transaction manager retries";
+
+    private static final Logger LOG = Logger.getLogger(SessionLost.class.getName());
 
     private SessionLost() {
     }
@@ -17,6 +24,7 @@ final class SessionLost {
         if (e.errorCode != XAException.XAER_RMERR || !causedByLostSession(e)) {
             return e;
         }
+        LOG.warning(RETRIED + ": " + e);
         XAException retry = new XAException(XAException.XAER_RMFAIL);
         retry.initCause(e);
         return retry;
