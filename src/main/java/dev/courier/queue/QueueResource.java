@@ -10,6 +10,7 @@ import jakarta.json.JsonValue;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
@@ -179,8 +180,9 @@ public class QueueResource {
     @DELETE
     @Path("{queue}/messages/{id}")
     public void ack(@PathParam("queue") String name, @PathParam("id") String id,
-            @QueryParam("leaseToken") String leaseToken) {
-        queue.ack(token(name, id, leaseToken));
+            @HeaderParam("Lease-Token") String header, @QueryParam("leaseToken") String query) {
+        // The header keeps the token out of access logs; the query parameter stays for existing clients.
+        queue.ack(token(name, id, header != null ? header : query));
     }
 
     @GET
@@ -218,14 +220,21 @@ public class QueueResource {
         return Json.createObjectBuilder().add("purged", dead.purge(QueueName.of(name), ids)).build();
     }
 
-    /** The lease token, checked to belong to the message in the path of an existing queue (after the body). */
+    /**
+     * The lease token, checked to belong to the message in the path, and the message (if it still exists) to the
+     * queue in the path: a token is no licence to act on another queue's message through this queue's URL.
+     */
     private String token(String queueName, String id, String token) {
-        queues.require(QueueName.of(queueName));
+        QueueName name = QueueName.of(queueName);
+        queues.require(name);
         if (token == null || token.isBlank()) {
             throw ProblemException.invalid("'leaseToken' is required");
         }
         if (!LeaseToken.messageId(token).equals(id)) {
             throw StaleLeaseException.unknown();
+        }
+        if (messages.queueOf(id).filter(q -> !q.equals(name)).isPresent()) {
+            throw new ProblemException(404, "Message not found", "there is no message '" + id + "' in queue " + name);
         }
         return token;
     }

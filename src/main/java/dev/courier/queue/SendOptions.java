@@ -13,12 +13,21 @@ import java.util.Objects;
 public record SendOptions(Instant deliverAt, Duration delay, String key, Map<String, String> headers) {
 
     static final int MAX_KEY_LENGTH = 200;
+    /** The delivery times every supported database can store (Derby's TIMESTAMP ends with year 9999). */
+    static final Instant EARLIEST = Instant.parse("0001-01-01T00:00:00Z");
+    static final Instant LATEST = Instant.parse("9999-12-31T23:59:59Z");
 
-    /** @throws ProblemException 400 for a negative delay, both a delay and an instant, or a key over 200 chars */
+    /**
+     * @throws ProblemException 400 for a negative delay, both a delay and an instant, an instant outside years
+     *         1..9999, or a key over 200 chars
+     */
     public SendOptions {
         headers = headers == null ? Map.of() : Map.copyOf(headers);
         if (deliverAt != null && delay != null) {
             throw ProblemException.invalid("give either a delay or a delivery time, not both");
+        }
+        if (deliverAt != null && (deliverAt.isBefore(EARLIEST) || deliverAt.isAfter(LATEST))) {
+            throw ProblemException.invalid("deliverAt must be between years 1 and 9999");
         }
         if (delay != null && delay.isNegative()) {
             throw ProblemException.invalid("delay must not be negative");

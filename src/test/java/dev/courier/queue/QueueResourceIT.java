@@ -200,6 +200,8 @@ class QueueResourceIT {
                 () -> assertProblem(400, http.post(messages(), "{\"payload\": null}")),
                 () -> assertProblem(400, http.post(messages(), "{\"payload\": 1, \"delaySeconds\": -1}")),
                 () -> assertProblem(400, http.post(messages(), "{\"payload\": 1, \"deliverAt\": \"tomorrow\"}")),
+                () -> assertProblem(400, http.post(messages(), "{\"payload\": 1, \"deliverAt\": \"+10000-01-01T00:00:00Z\"}")),
+                () -> assertProblem(400, http.post(messages(), "{\"payload\": 1, \"deliverAt\": \"-0001-01-01T00:00:00Z\"}")),
                 () -> assertProblem(400, http.post(messages(), "{\"payload\": 1, \"delaySeconds\": 1, \"deliverAt\": \"2100-01-01T00:00:00Z\"}")),
                 () -> assertProblem(400, http.post(messages(), "{\"payload\": 1, \"key\": \"" + "k".repeat(201) + "\"}")),
                 () -> assertProblem(400, http.post(messages(), "{\"payload\": 1, \"headers\": {\"n\": 1}}")),
@@ -237,6 +239,34 @@ class QueueResourceIT {
                 () -> assertProblem(400, http.post("api/queues/" + queue + "/dead/replay", "{\"all\": true, \"ratePerSecond\": 0}")),
                 () -> assertProblem(400, http.post("api/queues/" + queue + "/dead/replay", "{\"ids\": [\"a\", \"b\"], \"payload\": 1}")));
         assertEquals(0, http.get("api/queues/" + queue).json().getInt("depth"), "no bad request wrote anything");
+    }
+
+    @Test
+    void should_ack_with_the_token_in_a_header_and_only_through_the_messages_own_queue() {
+        String other = "o" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+        assertEquals(201, http.put("api/queues/" + other, "{}").status());
+        try {
+            String id = http.post("api/queues/" + other + "/messages", "{\"payload\": 1}").json().getString("id");
+            String token = http.post("api/queues/" + other + "/receive", "{\"max\": 1}").json().getJsonArray("messages")
+                    .getJsonObject(0).getString("leaseToken");
+
+            // Through this test's queue, with the other queue's valid token: refused, nothing acknowledged.
+            assertProblem(404, ackWithHeader(queue, id, token));
+            assertEquals(1, http.get("api/queues/" + other).json().getInt("depth"));
+            assertProblem(404, http.post(messages() + "/" + id + "/renew", "{\"leaseToken\": \"" + token + "\"}"));
+            assertProblem(404, http.post(messages() + "/" + id + "/release", "{\"leaseToken\": \"" + token + "\"}"));
+
+            assertEquals(204, ackWithHeader(other, id, token).status(), "the token in a header, not in the URL");
+            assertProblem(410, ackWithHeader(other, id, token));
+        } finally {
+            http.delete("api/queues/" + other);
+        }
+    }
+
+    private Http.Response ackWithHeader(String queueName, String id, String token) {
+        return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://localhost:"
+                + System.getProperty("it.http.port", "19080") + "/api/queues/" + queueName + "/messages/" + id))
+                .header("Lease-Token", token).DELETE());
     }
 
     private String messages() {
