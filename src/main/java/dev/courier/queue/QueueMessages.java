@@ -47,7 +47,7 @@ public class QueueMessages {
     }
 
     /** The queue a message is in, if it exists (a message acknowledged or purged exists no more). */
-    Optional<QueueName> queueOf(String id) {
+    public Optional<QueueName> queueOf(String id) {
         try (Connection connection = store.connection()) {
             return store.find(connection, id).map(StoredMessage::queue);
         } catch (SQLException e) {

@@ -253,7 +253,8 @@ class QueueResourceIT {
             // Through this test's queue, with the other queue's valid token: refused, nothing acknowledged.
             assertProblem(404, ackWithHeader(queue, id, token));
             assertEquals(1, http.get("api/queues/" + other).json().getInt("depth"));
-            assertProblem(404, http.post(messages() + "/" + id + "/renew", "{\"leaseToken\": \"" + token + "\"}"));
+            assertProblem(404, http.post(messages() + "/" + id + "/renew",
+                    "{\"leaseToken\": \"" + token + "\", \"extendSeconds\": 5}"));
             assertProblem(404, http.post(messages() + "/" + id + "/release", "{\"leaseToken\": \"" + token + "\"}"));
 
             assertEquals(204, ackWithHeader(other, id, token).status(), "the token in a header, not in the URL");
