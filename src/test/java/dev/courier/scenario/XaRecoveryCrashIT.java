@@ -130,18 +130,7 @@ class XaRecoveryCrashIT {
      */
     private void cutInventorySessions() throws Exception {
         AtomicBoolean placing = new AtomicBoolean(true);
-        ExecutorService threads = Executors.newFixedThreadPool(4);
-        for (int i = 0; i < 4; i++) {
-            threads.execute(() -> {
-                while (placing.get()) {
-                    try {
-                        http.post("api/scenario/orders?mode=xa", "");
-                    } catch (RuntimeException e) {
-                        // a request caught in the cut: go on
-                    }
-                }
-            });
-        }
+        ExecutorService threads = placeXaOrders(placing);
         try (Connection courier = connect(System.getProperty("courier.db.name", "courier"));
                 Statement query = courier.createStatement()) {
             Thread.sleep(1000);
@@ -158,9 +147,8 @@ class XaRecoveryCrashIT {
         }
     }
 
-    /** Places XA orders from four threads and kills the server as soon as a prepared transaction is seen. */
-    private int crashWhileInDoubt() throws Exception {
-        AtomicBoolean placing = new AtomicBoolean(true);
+    /** Four threads placing XA orders until {@code placing} turns false; a failed request (a cut, a dead server) is skipped. */
+    private ExecutorService placeXaOrders(AtomicBoolean placing) {
         ExecutorService threads = Executors.newFixedThreadPool(4);
         for (int i = 0; i < 4; i++) {
             threads.execute(() -> {
@@ -168,11 +156,18 @@ class XaRecoveryCrashIT {
                     try {
                         http.post("api/scenario/orders?mode=xa", "");
                     } catch (RuntimeException e) {
-                        return; // the server is gone
+                        // caught in the fault: go on until told to stop
                     }
                 }
             });
         }
+        return threads;
+    }
+
+    /** Places XA orders from four threads and kills the server as soon as a prepared transaction is seen. */
+    private int crashWhileInDoubt() throws Exception {
+        AtomicBoolean placing = new AtomicBoolean(true);
+        ExecutorService threads = placeXaOrders(placing);
         ProcessHandle server = LIBERTY.process();
         try (Connection courier = connect(System.getProperty("courier.db.name", "courier"));
                 Statement query = courier.createStatement()) {
