@@ -61,7 +61,11 @@ class QueueCrashIT {
                 }
             }
         });
-        Thread.sleep(1000); // let the sender get going: some sends must be in flight at the kill
+        // Let the sender get going (counted, not timed, so a slow machine cannot kill before any send lands).
+        long warmUp = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (sent.size() < 230 && System.nanoTime() < warmUp) {
+            Thread.sleep(50);
+        }
         LIBERTY.kill();
         sending.set(false);
         sender.join();

@@ -72,7 +72,12 @@ class ReliableCrashIT {
                 producers.add(CompletableFuture.runAsync(() -> produce(producer, topic, stub, producing), threads));
             }
 
-            Thread.sleep(2000); // prepares, confirms, deliveries and reports all in flight
+            // Kill once enough has committed that prepares, confirms, deliveries and reports are all in flight;
+            // waiting on a count, not a fixed time, keeps the test meaningful on a slow or busy machine.
+            long warmUp = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (stub.committed().size() < 40 && System.nanoTime() < warmUp) {
+                Thread.sleep(100);
+            }
             LIBERTY.kill();
             producing.set(false);
             CompletableFuture.allOf(producers.toArray(CompletableFuture[]::new)).join();
