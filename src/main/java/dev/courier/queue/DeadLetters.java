@@ -8,7 +8,6 @@ import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -23,14 +22,14 @@ import java.util.Optional;
 @Stateless
 public class DeadLetters {
 
+    /** Ids a replay or purge of a whole queue reads at a time. */
+    private static final int PAGE = 1000;
+
     @Inject
     private MessageStore store;
 
     @Inject
     private QueueMessages messages;
-
-    @Inject
-    private Clock clock;
 
     @Inject
     private QueueSettings settings;
@@ -47,7 +46,8 @@ public class DeadLetters {
 
     /**
      * Makes dead messages live again: deliverable from now, attempts counted afresh, history kept. With a rate,
-     * the i-th message becomes deliverable i / rate seconds from now, so replaying many does not flood receivers.
+     * the i-th message (in id order) becomes deliverable i / rate seconds from now, so replaying many does not
+     * flood receivers.
      *
      * @param ids the messages to replay; empty for every dead message of the queue
      * @param ratePerSecond at most this many per second become deliverable; {@code null} for all at once
@@ -65,21 +65,25 @@ public class DeadLetters {
         if (editedPayload != null && editedPayload.size() > settings.maxPayloadBytes) {
             throw new PayloadTooLargeException(editedPayload.size(), settings.maxPayloadBytes);
         }
-        Instant now = clock.instant();
         try (Connection connection = store.connection()) {
-            store.requireQueue(connection, queue);
-            List<String> targets = ids.isEmpty() ? deadIds(connection, queue) : ids;
+            Instant now = store.requireQueue(connection, queue).now();
             int replayed = 0;
             try (PreparedStatement update = connection.prepareStatement("UPDATE courier_message SET state = 'READY', "
                     + "deliver_at = ?, attempt = 0, dead_at = NULL, version = version + 1 "
                     + "WHERE id = ? AND queue = ? AND state = 'DEAD'")) {
-                for (String id : targets) {
-                    Duration offset = ratePerSecond == null ? Duration.ZERO
-                            : Duration.ofNanos((long) (replayed * 1_000_000_000L / ratePerSecond));
-                    update.setTimestamp(1, timestamp(now.plus(offset)));
-                    update.setString(2, id);
-                    update.setString(3, queue.value());
-                    replayed += update.executeUpdate();
+                // In id order, a page at a time: two replays or purges lock rows in one order, and replaying a
+                // whole queue never holds every id in memory.
+                List<String> page = ids.isEmpty() ? deadIds(connection, queue, null) : ids.stream().distinct().sorted().toList();
+                while (!page.isEmpty()) {
+                    for (String id : page) {
+                        Duration offset = ratePerSecond == null ? Duration.ZERO
+                                : Duration.ofNanos((long) (replayed * 1_000_000_000L / ratePerSecond));
+                        update.setTimestamp(1, timestamp(now.plus(offset)));
+                        update.setString(2, id);
+                        update.setString(3, queue.value());
+                        replayed += update.executeUpdate();
+                    }
+                    page = ids.isEmpty() ? deadIds(connection, queue, page.get(page.size() - 1)) : List.of();
                 }
             }
             if (editedPayload != null && replayed == 1) {
@@ -106,21 +110,13 @@ public class DeadLetters {
     public int purge(QueueName queue, List<String> ids) {
         try (Connection connection = store.connection()) {
             store.requireQueue(connection, queue);
-            if (ids.isEmpty()) {
-                try (PreparedStatement delete = connection.prepareStatement(
-                        "DELETE FROM courier_message WHERE queue = ? AND state = 'DEAD'")) {
-                    delete.setString(1, queue.value());
-                    return delete.executeUpdate();
-                }
+            if (!ids.isEmpty()) {
+                return delete(connection, queue, ids.stream().distinct().sorted().toList());
             }
             int purged = 0;
-            try (PreparedStatement delete = connection.prepareStatement(
-                    "DELETE FROM courier_message WHERE id = ? AND queue = ? AND state = 'DEAD'")) {
-                for (String id : ids) {
-                    delete.setString(1, id);
-                    delete.setString(2, queue.value());
-                    purged += delete.executeUpdate();
-                }
+            for (List<String> page = deadIds(connection, queue, null); !page.isEmpty();
+                    page = deadIds(connection, queue, page.get(page.size() - 1))) {
+                purged += delete(connection, queue, page);
             }
             return purged;
         } catch (SQLException e) {
@@ -128,10 +124,26 @@ public class DeadLetters {
         }
     }
 
-    private static List<String> deadIds(Connection connection, QueueName queue) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement(
-                "SELECT id FROM courier_message WHERE queue = ? AND state = 'DEAD' ORDER BY dead_at")) {
+    /** Deletes in the order given, which callers sort by id: two purges lock rows in one order, never deadlock. */
+    private static int delete(Connection connection, QueueName queue, List<String> ids) throws SQLException {
+        int purged = 0;
+        try (PreparedStatement delete = connection.prepareStatement(
+                "DELETE FROM courier_message WHERE id = ? AND queue = ? AND state = 'DEAD'")) {
+            for (String id : ids) {
+                delete.setString(1, id);
+                delete.setString(2, queue.value());
+                purged += delete.executeUpdate();
+            }
+        }
+        return purged;
+    }
+
+    /** A page of the queue's dead message ids after {@code after} (null: from the first), in id order. */
+    private static List<String> deadIds(Connection connection, QueueName queue, String after) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT id FROM courier_message "
+                + "WHERE queue = ? AND state = 'DEAD' AND id > ? ORDER BY id FETCH FIRST " + PAGE + " ROWS ONLY")) {
             select.setString(1, queue.value());
+            select.setString(2, after == null ? "" : after);
             List<String> ids = new ArrayList<>();
             try (var rows = select.executeQuery()) {
                 while (rows.next()) {

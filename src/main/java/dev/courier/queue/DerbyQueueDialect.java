@@ -122,7 +122,17 @@ final class DerbyQueueDialect implements QueueDialect {
     }
 
     @Override
-    public String nonBlockingRead() {
+    public String selectQueue() {
+        return QueueSql.SELECT_QUEUE.replace("clock_timestamp()", "CAST(NULL AS TIMESTAMP)");
+    }
+
+    @Override
+    public String selectClock() {
+        return null; // embedded: the server's clock is the database's
+    }
+
+    @Override
+    public String skipLocked() {
         return UNCOMMITTED;
     }
 
@@ -131,7 +141,7 @@ final class DerbyQueueDialect implements QueueDialect {
             Instant deliverAt, Instant now, Instant expiresAt) throws SQLException {
         try (PreparedStatement renew = connection.prepareStatement("""
                 UPDATE courier_idempotency_key SET message_id = ?, deliver_at = ?, expires_at = ?
-                WHERE queue = ? AND idem_key = ? AND expires_at <= ?""")) {
+                WHERE queue = ? AND idem_key = ?""" + " AND " + MessageStore.KEY_RELEASED)) {
             renew.setString(1, messageId);
             renew.setTimestamp(2, timestamp(deliverAt));
             renew.setTimestamp(3, timestamp(expiresAt));
@@ -139,7 +149,7 @@ final class DerbyQueueDialect implements QueueDialect {
             renew.setString(5, key);
             renew.setTimestamp(6, timestamp(now));
             if (renew.executeUpdate() == 1) {
-                return Optional.empty(); // the old binding had expired: the key is ours now
+                return Optional.empty(); // the old binding was released: the key is ours now
             }
         }
         try (PreparedStatement insert = connection.prepareStatement("""

@@ -14,6 +14,8 @@ final class History {
 
     static final String EXPIRED = "EXPIRED";
     static final String RELEASED = "RELEASED";
+    /** The longest history kept, in characters: the size of the column on Derby ({@code VARCHAR(32000)}). */
+    static final int MAX_LENGTH = 32000;
 
     private History() {
     }

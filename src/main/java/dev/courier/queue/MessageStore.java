@@ -3,6 +3,7 @@ package dev.courier.queue;
 import dev.courier.platform.Columns;
 import dev.courier.platform.Dialect;
 import dev.courier.platform.SchemaMigration;
+import dev.courier.platform.TimeShift;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -11,6 +12,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -20,8 +22,10 @@ import javax.sql.DataSource;
 
 /**
  * The SQL of the transactional queue, over {@code jdbc/courier}. Every method runs in the caller's JTA
- * transaction (the container enlists the connection); times come from the caller (the injected clock), never
- * from the database, so that all servers and the tests agree on what "now" is.
+ * transaction (the container enlists the connection). Times are the database's: an operation reads the
+ * database's clock with the queue's settings ({@link #requireQueue}) and writes and compares with that time, so
+ * that all servers agree on what "now" is whatever their own clocks say (embedded Derby lives in the server's
+ * JVM, so there the server's clock is the database's). Tests move it with {@link TimeShift}.
  */
 @ApplicationScoped
 class MessageStore {
@@ -34,6 +38,12 @@ class MessageStore {
 
     @Inject
     private SchemaMigration schema;
+
+    @Inject
+    private Clock clock;
+
+    @Inject
+    private TimeShift shift;
 
     private volatile QueueDialect dialect;
 
@@ -64,11 +74,16 @@ class MessageStore {
         }
     }
 
-    Optional<QueueSpec> queue(Connection connection, QueueName name) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement(QueueSql.SELECT_QUEUE)) {
+    /** A queue's settings and the database's time, read together at the start of an operation. */
+    record QueueNow(QueueSpec spec, Instant now) {
+    }
+
+    Optional<QueueNow> queue(Connection connection, QueueName name) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(dialect().selectQueue())) {
             select.setString(1, name.value());
             try (ResultSet rows = select.executeQuery()) {
-                return rows.next() ? Optional.of(spec(rows)) : Optional.empty();
+                return rows.next() ? Optional.of(new QueueNow(spec(rows), shifted(instant(rows, 7))))
+                        : Optional.empty();
             }
         }
     }
@@ -78,8 +93,26 @@ class MessageStore {
                 new Backoff(Duration.ofMillis(rows.getLong(4)), rows.getDouble(5), Duration.ofMillis(rows.getLong(6))));
     }
 
-    QueueSpec requireQueue(Connection connection, QueueName name) throws SQLException {
+    /** The queue's settings and the time. @throws QueueNotFoundException 404 when it does not exist */
+    QueueNow requireQueue(Connection connection, QueueName name) throws SQLException {
         return queue(connection, name).orElseThrow(() -> new QueueNotFoundException(name));
+    }
+
+    /** The database's time, for an operation that reads no queue first. */
+    Instant now(Connection connection) throws SQLException {
+        String select = dialect().selectClock();
+        if (select == null) {
+            return clock.instant();
+        }
+        try (PreparedStatement query = connection.prepareStatement(select);
+                ResultSet rows = query.executeQuery()) {
+            rows.next();
+            return shifted(instant(rows, 1));
+        }
+    }
+
+    private Instant shifted(Instant database) {
+        return database == null ? clock.instant() : database.plus(shift.ahead());
     }
 
     // --- messages
@@ -132,15 +165,20 @@ class MessageStore {
         }
     }
 
-    /** {@link #deleteLeased} for several messages in one batch. @return rows deleted, per message */
-    int[] deleteLeased(Connection connection, List<String> ids, List<String> tokens) throws SQLException {
-        try (PreparedStatement delete = connection.prepareStatement(QueueSql.ACK)) {
+    /**
+     * {@link #deleteLeased} for several messages in one statement. Ids must be distinct. @return rows deleted in
+     * all: equal to the number of ids exactly when every token was its message's current lease
+     */
+    int deleteLeased(Connection connection, List<String> ids, List<String> tokens) throws SQLException {
+        // A fixed fragment repeated per message, every value bound: the same SQL on both databases.
+        String sql = "DELETE FROM courier_message WHERE "
+                + String.join(" OR ", java.util.Collections.nCopies(ids.size(), "(id = ? AND lease_token = ?)"));
+        try (PreparedStatement delete = connection.prepareStatement(sql)) {
             for (int i = 0; i < ids.size(); i++) {
-                delete.setString(1, ids.get(i));
-                delete.setString(2, tokens.get(i));
-                delete.addBatch();
+                delete.setString(2 * i + 1, ids.get(i));
+                delete.setString(2 * i + 2, tokens.get(i));
             }
-            return delete.executeBatch();
+            return delete.executeUpdate();
         }
     }
 
@@ -188,13 +226,16 @@ class MessageStore {
         if (failures.isEmpty()) {
             return;
         }
+        // The guard counts the new line too (a reason escaped into JSON can be several times its length).
         try (PreparedStatement update = connection.prepareStatement("UPDATE courier_message SET history = "
-                + "CASE WHEN LENGTH(COALESCE(history, '')) > 31000 THEN history ELSE COALESCE(history, '') || ? END "
-                + "WHERE id = ?")) {
+                + "CASE WHEN LENGTH(COALESCE(history, '')) + ? > " + History.MAX_LENGTH + " THEN history "
+                + "ELSE COALESCE(history, '') || ? END WHERE id = ?")) {
             for (Failure failure : failures) {
-                update.setString(1, History.line(new FailedAttempt(failure.attempt(), failure.at(), failure.kind(),
-                        failure.reason())));
-                update.setString(2, failure.messageId());
+                String line = History.line(new FailedAttempt(failure.attempt(), failure.at(), failure.kind(),
+                        failure.reason()));
+                update.setInt(1, line.length());
+                update.setString(2, line);
+                update.setString(3, failure.messageId());
                 update.addBatch();
             }
             update.executeBatch();
@@ -202,18 +243,20 @@ class MessageStore {
     }
 
     /**
-     * Moves the queue's live messages that are out of attempts and no longer leased to dead, recording the
-     * expiry of their last lease. @return how many moved
+     * Moves up to {@code limit} of the queue's live messages that are out of attempts and no longer leased to
+     * dead, recording the expiry of their last lease; rows another transaction holds are skipped (the next sweep
+     * gets them). @return how many moved
      */
-    int exhaust(Connection connection, QueueSpec queue, Instant now) throws SQLException {
+    int exhaust(Connection connection, QueueSpec queue, Instant now, int limit) throws SQLException {
         List<StoredMessage> exhausted = new ArrayList<>();
+        // The limit is a constant of the caller's, never input: formatted in, as FETCH FIRST takes no parameter
+        // on every database.
         try (PreparedStatement select = connection.prepareStatement("SELECT " + COLUMNS + " FROM courier_message "
-                + "WHERE queue = ? AND state = 'READY' AND deliver_at <= ? AND attempt >= ? ORDER BY deliver_at"
-                + dialect().nonBlockingRead())) {
+                + "WHERE queue = ? AND state = 'READY' AND deliver_at <= ? AND attempt >= ? ORDER BY deliver_at "
+                + "FETCH FIRST " + limit + " ROWS ONLY" + dialect().skipLocked())) {
             select.setString(1, queue.name().value());
             select.setTimestamp(2, timestamp(now));
             select.setInt(3, queue.maxAttempts());
-            select.setMaxRows(500);
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
                     exhausted.add(stored(rows));
@@ -247,13 +290,16 @@ class MessageStore {
         return moved;
     }
 
-    /** Deletes dead messages that died before {@code before}, a row at a time. @return how many */
-    int purgeDead(Connection connection, Instant before) throws SQLException {
+    /**
+     * Deletes up to {@code limit} dead messages that died before {@code before}, in id order (two servers
+     * deleting the same rows lock them in the same order, so they cannot deadlock). @return how many
+     */
+    int purgeDead(Connection connection, Instant before, int limit) throws SQLException {
         List<String> ids = new ArrayList<>();
         try (PreparedStatement select = connection.prepareStatement("SELECT id FROM courier_message "
-                + "WHERE state = 'DEAD' AND dead_at < ?" + dialect().nonBlockingRead())) {
+                + "WHERE state = 'DEAD' AND dead_at < ? ORDER BY id FETCH FIRST " + limit + " ROWS ONLY"
+                + dialect().skipLocked())) {
             select.setTimestamp(1, timestamp(before));
-            select.setMaxRows(1000);
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
                     ids.add(rows.getString(1));
@@ -272,6 +318,39 @@ class MessageStore {
     }
 
     // --- idempotency keys
+
+    /**
+     * Whether a key's binding may be dropped or taken over: its window is over and the message it names is gone
+     * (acked or purged). A message scheduled or retrying past the window keeps its key, so it cannot be sent twice.
+     */
+    static final String KEY_RELEASED = "courier_idempotency_key.expires_at <= ? AND NOT EXISTS "
+            + "(SELECT 1 FROM courier_message m WHERE m.id = courier_idempotency_key.message_id)";
+
+    /** Forgets up to {@code limit} released keys ({@link #KEY_RELEASED}). @return how many */
+    int forgetKeys(Connection connection, Instant now, int limit) throws SQLException {
+        List<String[]> keys = new ArrayList<>();
+        try (PreparedStatement select = connection.prepareStatement("SELECT queue, idem_key FROM "
+                + "courier_idempotency_key WHERE " + KEY_RELEASED + " ORDER BY queue, idem_key FETCH FIRST " + limit
+                + " ROWS ONLY" + dialect().skipLocked())) {
+            select.setTimestamp(1, timestamp(now));
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    keys.add(new String[] {rows.getString(1), rows.getString(2)});
+                }
+            }
+        }
+        int forgotten = 0;
+        try (PreparedStatement delete = connection.prepareStatement("DELETE FROM courier_idempotency_key "
+                + "WHERE queue = ? AND idem_key = ? AND " + KEY_RELEASED)) {
+            for (String[] key : keys) {
+                delete.setString(1, key[0]);
+                delete.setString(2, key[1]);
+                delete.setTimestamp(3, timestamp(now));
+                forgotten += delete.executeUpdate();
+            }
+        }
+        return forgotten;
+    }
 
     static Optional<Sent> boundKey(Connection connection, QueueName queue, String key) throws SQLException {
         try (PreparedStatement select = connection.prepareStatement("SELECT message_id, deliver_at "

@@ -17,13 +17,10 @@ import java.util.Optional;
 /** PostgreSQL: the claim is one statement with {@code FOR UPDATE SKIP LOCKED}; keys use {@code ON CONFLICT}. */
 final class PostgresQueueDialect implements QueueDialect {
 
-    private static final String REGISTER_KEY = """
-            INSERT INTO courier_idempotency_key (queue, idem_key, message_id, deliver_at, expires_at)
-            VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT (queue, idem_key) DO UPDATE
-            SET message_id = EXCLUDED.message_id, deliver_at = EXCLUDED.deliver_at, expires_at = EXCLUDED.expires_at
-            WHERE courier_idempotency_key.expires_at <= ?
-            RETURNING message_id""";
+    private static final String REGISTER_KEY = "INSERT INTO courier_idempotency_key (queue, idem_key, message_id, "
+            + "deliver_at, expires_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (queue, idem_key) DO UPDATE "
+            + "SET message_id = EXCLUDED.message_id, deliver_at = EXCLUDED.deliver_at, expires_at = EXCLUDED.expires_at "
+            + "WHERE " + MessageStore.KEY_RELEASED + " RETURNING message_id";
 
     @Override
     public List<Claimed> claim(Connection connection, QueueSpec queue, int max, Duration lease, Instant now)
@@ -59,8 +56,18 @@ final class PostgresQueueDialect implements QueueDialect {
     }
 
     @Override
-    public String nonBlockingRead() {
-        return "";
+    public String selectQueue() {
+        return QueueSql.SELECT_QUEUE;
+    }
+
+    @Override
+    public String selectClock() {
+        return "SELECT clock_timestamp()";
+    }
+
+    @Override
+    public String skipLocked() {
+        return " FOR UPDATE SKIP LOCKED";
     }
 
     @Override

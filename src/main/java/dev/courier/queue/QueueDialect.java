@@ -29,10 +29,20 @@ interface QueueDialect {
             Instant deliverAt, Instant now, Instant expiresAt) throws SQLException;
 
     /**
-     * What ends a SELECT that scans for rows to change by compare-and-swap, so that the scan does not wait for
-     * other transactions' row locks: nothing on PostgreSQL (readers never wait), read-uncommitted on Derby.
+     * What ends a SELECT that picks rows to change, so that it neither waits for nor takes rows another
+     * transaction holds: {@code FOR UPDATE SKIP LOCKED} on PostgreSQL; on Derby, which has no such clause, a
+     * read-uncommitted scan whose rows are then changed by compare-and-swap on their version.
      */
-    String nonBlockingRead();
+    String skipLocked();
+
+    /**
+     * {@link QueueSql#SELECT_QUEUE} for this database: a queue's settings, and in the seventh column the
+     * database's clock, or NULL where the server's clock is the database's (embedded Derby, in this JVM).
+     */
+    String selectQueue();
+
+    /** The database's clock alone (one row, one column), or null where the server's clock is the database's. */
+    String selectClock();
 
     /** A message leased by a claim; {@code previousExpiry} is set when the claim found an expired lease. */
     record Claimed(Delivery delivery, Instant previousExpiry) {

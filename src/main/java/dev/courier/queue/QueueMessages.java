@@ -9,7 +9,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,14 +27,10 @@ public class QueueMessages {
     @Inject
     private MessageStore store;
 
-    @Inject
-    private Clock clock;
-
     /** One message with its failure history. @throws QueueNotFoundException 404 when absent from this queue */
     public Optional<MessageView> get(QueueName queue, String id) {
-        Instant now = clock.instant();
         try (Connection connection = store.connection()) {
-            store.requireQueue(connection, queue);
+            Instant now = store.requireQueue(connection, queue).now();
             Optional<StoredMessage> message = store.find(connection, id).filter(m -> m.queue().equals(queue));
             if (message.isEmpty()) {
                 return Optional.empty();
@@ -65,7 +60,16 @@ public class QueueMessages {
         if (limit < 1 || limit > MAX_PAGE) {
             throw ProblemException.invalid("limit must be between 1 and " + MAX_PAGE);
         }
-        Instant now = clock.instant();
+        try (Connection connection = store.connection()) {
+            Instant now = store.requireQueue(connection, queue).now();
+            return page(connection, queue, filter, after, limit, now);
+        } catch (SQLException e) {
+            throw new IllegalStateException("querying queue " + queue + " failed", e);
+        }
+    }
+
+    private static MessagePage page(Connection connection, QueueName queue, MessageFilter filter, String after,
+            int limit, Instant now) throws SQLException {
         StringBuilder sql = new StringBuilder("SELECT " + MessageStore.COLUMNS + " FROM courier_message WHERE queue = ?");
         List<Object> params = new ArrayList<>();
         params.add(queue.value());
@@ -109,29 +113,23 @@ public class QueueMessages {
             params.add(after);
         }
         sql.append(" ORDER BY id");
-        try (Connection connection = store.connection()) {
-            store.requireQueue(connection, queue);
-            List<MessageView> messages = new ArrayList<>();
-            try (PreparedStatement select = connection.prepareStatement(sql.toString())) {
-                for (int i = 0; i < params.size(); i++) {
-                    select.setObject(i + 1, params.get(i));
-                }
-                select.setMaxRows(limit + 1);
-                try (ResultSet rows = select.executeQuery()) {
-                    while (rows.next() && messages.size() <= limit) {
-                        StoredMessage message = MessageStore.stored(rows);
-                        messages.add(MessageView.of(message, now));
-                    }
+        List<MessageView> messages = new ArrayList<>();
+        try (PreparedStatement select = connection.prepareStatement(sql.toString())) {
+            for (int i = 0; i < params.size(); i++) {
+                select.setObject(i + 1, params.get(i));
+            }
+            select.setMaxRows(limit + 1);
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next() && messages.size() <= limit) {
+                    messages.add(MessageView.of(MessageStore.stored(rows), now));
                 }
             }
-            Optional<String> next = Optional.empty();
-            if (messages.size() > limit) {
-                messages.remove(limit);
-                next = Optional.of(messages.get(limit - 1).id());
-            }
-            return new MessagePage(messages, next);
-        } catch (SQLException e) {
-            throw new IllegalStateException("querying queue " + queue + " failed", e);
         }
+        Optional<String> next = Optional.empty();
+        if (messages.size() > limit) {
+            messages.remove(limit);
+            next = Optional.of(messages.get(limit - 1).id());
+        }
+        return new MessagePage(messages, next);
     }
 }

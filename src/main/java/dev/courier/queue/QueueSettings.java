@@ -44,4 +44,9 @@ class QueueSettings {
     @Inject
     @ConfigProperty(name = "courier.queue.sweep-interval", defaultValue = "PT5S")
     Duration sweepInterval;
+
+    /** Whether a committed send wakes receivers waiting on other servers (through the broker), not only here. */
+    @Inject
+    @ConfigProperty(name = "courier.queue.cross-server-wake-ups", defaultValue = "true")
+    boolean crossServerWakeUps;
 }

@@ -10,7 +10,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -37,9 +36,6 @@ public class Queues {
     @Inject
     private QueueSettings settings;
 
-    @Inject
-    private Clock clock;
-
     /**
      * Creates the queue, or updates its settings if it exists; messages already queued keep their state and
      * follow the new settings from their next delivery on.
@@ -49,8 +45,8 @@ public class Queues {
      * @throws ProblemException 409 when a concurrent request created the same queue first
      */
     public boolean define(QueueSpec spec) {
-        Instant now = clock.instant();
         try (Connection connection = store.connection()) {
+            Instant now = store.now(connection);
             boolean exists = store.queue(connection, spec.name()).isPresent();
             if (exists) {
                 try (PreparedStatement update = connection.prepareStatement("UPDATE courier_queue SET lease_ms = ?, "
@@ -128,9 +124,9 @@ public class Queues {
     }
 
     private List<QueueInfo> query(String where, QueueName name) {
-        Instant now = clock.instant();
         try (Connection connection = store.connection();
                 PreparedStatement select = connection.prepareStatement(STATS + where)) {
+            Instant now = store.now(connection);
             if (name != null) {
                 select.setString(1, name.value());
             }

@@ -1,7 +1,5 @@
 package dev.courier.queue;
 
-import static dev.courier.queue.MessageStore.timestamp;
-
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
@@ -15,19 +13,28 @@ import jakarta.ejb.TimerService;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
-import java.time.Clock;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * Housekeeping every {@code courier.queue.sweep-interval} (5 s): moves messages that ran out of attempts to dead
- * (so they show up there even when nobody receives from the queue), purges dead messages older than
- * {@code courier.queue.dead-retention} and forgets expired idempotency keys. Safe on several servers at once:
- * every change is a fenced single-row update or a delete by age.
+ * Housekeeping every {@code courier.queue.sweep-interval} (5 s), on one server at a time: moves messages that
+ * ran out of attempts to dead (so they show up there even when nobody receives from the queue), purges dead
+ * messages older than {@code courier.queue.dead-retention} and forgets idempotency keys whose window is over and
+ * whose message is gone.
+ *
+ * <p>One server at a time: a sweep starts only when this server holds the sweeper's row in
+ * {@code courier_job_lease} (taken when free or expired, renewed by each sweep, for three intervals of database
+ * time). A leased row rather than an advisory lock or a persistent timer: it works on both databases, a pooled
+ * connection never carries a session lock, it frees itself when its server dies, and the row says who sweeps.
+ * Each step is a short transaction per queue that skips rows others hold and changes at most a page of rows;
+ * every change is fenced, so even two overlapping sweeps (an owner paused past its lease) do nothing twice.
+ * Each sweep is recorded in {@code courier_sweep_run} (kept a day).
  */
 @Singleton
 @Startup
@@ -35,27 +42,44 @@ import java.util.logging.Logger;
 public class Sweeper {
 
     private static final Logger LOG = Logger.getLogger(Sweeper.class.getName());
+    /** Rows one step changes at most; a queue with more is worked through page by page within the sweep. */
+    static final int PAGE = 500;
+    private static final int MAX_PAGES = 100;
+
+    /** One finished sweep, in database time. */
+    public record Run(String owner, Instant started, Instant finished, int movedDead, int purged) {
+    }
 
     @Resource
     private TimerService timers;
 
     @Inject
-    private MessageStore store;
+    private SweepSteps steps;
 
     @Inject
     private QueueSettings settings;
 
     @Inject
-    private Clock clock;
+    @ConfigProperty(name = "courier.server.name", defaultValue = "courier")
+    String serverName;
+
+    @Inject
+    @ConfigProperty(name = "courier.http.port", defaultValue = "9080")
+    String httpPort;
+
+    private String owner;
 
     @PostConstruct
     void schedule() {
+        // Stable across restarts, so a restarted server takes its turn back at once instead of waiting for its
+        // old lease to expire; unique per server, since two servers on one host cannot share a port.
+        owner = serverName + "@" + host() + ":" + httpPort;
         long interval = settings.sweepInterval.toMillis();
         timers.createIntervalTimer(interval, interval, new TimerConfig("courier.queue.sweep", false));
     }
 
     @Timeout
-    @TransactionAttribute(TransactionAttributeType.REQUIRED)
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     void onTimer(Timer timer) {
         try {
             sweep();
@@ -64,28 +88,53 @@ public class Sweeper {
         }
     }
 
-    /** One sweep, in the current transaction. @return how many messages moved to dead */
-    @TransactionAttribute(TransactionAttributeType.REQUIRED)
-    public int sweep() {
-        Instant now = clock.instant();
-        try (Connection connection = store.connection()) {
-            int dead = 0;
-            for (QueueSpec queue : store.queues(connection)) {
-                dead += store.exhaust(connection, queue, now);
+    /** This server's name in the sweeper's lease and in the runs it records. */
+    public String owner() {
+        return owner;
+    }
+
+    /**
+     * One sweep, if it is this server's turn. Not transactional: each step commits on its own.
+     *
+     * @return the sweep, or empty when another server holds the sweeper's turn
+     */
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+    public Optional<Run> sweep() {
+        Optional<Instant> turn = steps.takeTurn(owner, settings.sweepInterval.multipliedBy(3));
+        if (turn.isEmpty()) {
+            return Optional.empty();
+        }
+        int dead = 0;
+        for (QueueSpec queue : steps.queues()) {
+            dead += pages(() -> steps.exhaust(queue, PAGE));
+        }
+        int purged = pages(() -> steps.purgeDead(settings.deadRetention, PAGE));
+        pages(() -> steps.forgetKeys(PAGE));
+        if (dead > 0) {
+            // The move to dead is logged once, loudly; each failed attempt before it is only in the history.
+            LOG.severe("messages out of attempts moved to dead: " + dead);
+        }
+        return Optional.of(steps.record(owner, turn.get(), dead, purged, Duration.ofDays(1)));
+    }
+
+    /** Repeats a paged step while it fills its page, up to a bound per sweep (the next sweep goes on). */
+    private static int pages(java.util.function.IntSupplier step) {
+        int total = 0;
+        for (int page = 0; page < MAX_PAGES; page++) {
+            int done = step.getAsInt();
+            total += done;
+            if (done < PAGE) {
+                break;
             }
-            store.purgeDead(connection, now.minus(settings.deadRetention));
-            try (PreparedStatement keys = connection.prepareStatement(
-                    "DELETE FROM courier_idempotency_key WHERE expires_at <= ?")) {
-                keys.setTimestamp(1, timestamp(now));
-                keys.executeUpdate();
-            }
-            if (dead > 0) {
-                // The move to dead is logged once, loudly; each failed attempt before it is only in the history.
-                LOG.severe("messages out of attempts moved to dead: " + dead);
-            }
-            return dead;
-        } catch (SQLException e) {
-            throw new IllegalStateException("queue sweep failed", e);
+        }
+        return total;
+    }
+
+    private static String host() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            return "unknown-host";
         }
     }
 }

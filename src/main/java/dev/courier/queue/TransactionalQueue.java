@@ -14,7 +14,6 @@ import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -59,7 +58,7 @@ public class TransactionalQueue {
     private WaitingReceive waiting;
 
     @Inject
-    private Clock clock;
+    private WakeUps wakeUps;
 
     @Inject
     private FaultInjection faults;
@@ -96,9 +95,8 @@ public class TransactionalQueue {
                 throw new PayloadTooLargeException(message.payload().size(), settings.maxPayloadBytes);
             }
         }
-        Instant now = clock.instant();
         try (Connection connection = store.connection()) {
-            store.requireQueue(connection, queue);
+            Instant now = store.requireQueue(connection, queue).now();
             List<Sent> results = new ArrayList<>(messages.size());
             List<MessageStore.NewMessage> rows = new ArrayList<>(messages.size());
             for (Outgoing message : messages) {
@@ -143,9 +141,10 @@ public class TransactionalQueue {
         if (max < 1 || max > settings.maxReceive) {
             throw ProblemException.invalid("max must be between 1 and " + settings.maxReceive);
         }
-        Instant now = clock.instant();
         try (Connection connection = store.connection()) {
-            QueueSpec spec = store.requireQueue(connection, queue);
+            MessageStore.QueueNow located = store.requireQueue(connection, queue);
+            QueueSpec spec = located.spec();
+            Instant now = located.now();
             Duration leaseFor = lease == null ? spec.lease() : QueueSpec.checkLease(lease);
             List<QueueDialect.Claimed> claimed = store.dialect().claim(connection, spec, max, leaseFor, now);
             List<MessageStore.Failure> expired = new ArrayList<>();
@@ -198,10 +197,11 @@ public class TransactionalQueue {
     public Lease renewLease(String token, Duration extension) {
         QueueSpec.checkLease(extension);
         String id = LeaseToken.messageId(token);
-        Instant now = clock.instant();
         try (Connection connection = store.connection()) {
             StoredMessage message = current(connection, id, token);
-            QueueSpec spec = store.requireQueue(connection, message.queue());
+            MessageStore.QueueNow located = store.requireQueue(connection, message.queue());
+            QueueSpec spec = located.spec();
+            Instant now = located.now();
             Instant expiry = now.plus(extension);
             Instant redelivery = expiry.plus(spec.redeliveryDelay(message.attempt(), ThreadLocalRandom.current().nextDouble()));
             requireOne(store.renew(connection, id, token, expiry, redelivery), id, connection);
@@ -223,10 +223,11 @@ public class TransactionalQueue {
             throw ProblemException.invalid("delay must not be negative");
         }
         String id = LeaseToken.messageId(token);
-        Instant now = clock.instant();
         try (Connection connection = store.connection()) {
             StoredMessage message = current(connection, id, token);
-            QueueSpec spec = store.requireQueue(connection, message.queue());
+            MessageStore.QueueNow located = store.requireQueue(connection, message.queue());
+            QueueSpec spec = located.spec();
+            Instant now = located.now();
             boolean exhausted = message.attempt() >= spec.maxAttempts();
             String why = reason == null || reason.isBlank() ? "released" : abbreviate(reason);
             Instant deliverAt = now.plus(delay != null ? delay
@@ -262,16 +263,29 @@ public class TransactionalQueue {
      * them is acknowledged then.
      */
     public void ackAll(List<String> tokens) {
+        if (tokens.isEmpty()) {
+            return;
+        }
+        if (tokens.size() > settings.maxReceive) {
+            throw ProblemException.invalid("at most " + settings.maxReceive + " tokens per acknowledgement");
+        }
         List<String> ids = tokens.stream().map(LeaseToken::messageId).toList();
+        if (ids.stream().distinct().count() != ids.size()) {
+            throw ProblemException.invalid("a message is named twice in one acknowledgement");
+        }
         try (Connection connection = store.connection()) {
-            int[] deleted = store.deleteLeased(connection, ids, tokens);
-            for (int i = 0; i < deleted.length; i++) {
-                if (deleted[i] != Statement.SUCCESS_NO_INFO) {
-                    requireOne(deleted[i], ids.get(i), connection);
-                } else if (store.find(connection, ids.get(i)).isPresent()) {
-                    throw StaleLeaseException.of(ids.get(i)); // the driver did not count: the row must be gone
+            // One statement and its one count, not a batch: a driver may answer a batch with "no info" per row.
+            int deleted = store.deleteLeased(connection, ids, tokens);
+            if (deleted == ids.size()) {
+                return;
+            }
+            for (int i = 0; i < ids.size(); i++) { // name the first token that matched nothing; all roll back
+                Optional<StoredMessage> left = store.find(connection, ids.get(i));
+                if (left.isEmpty() || !tokens.get(i).equals(left.get().leaseToken())) {
+                    throw left.isEmpty() ? new MessageGoneException(ids.get(i)) : StaleLeaseException.of(ids.get(i));
                 }
             }
+            throw new IllegalStateException(deleted + " rows deleted for " + ids.size() + " tokens");
         } catch (SQLException e) {
             throw new IllegalStateException("ack of " + tokens.size() + " messages failed", e);
         }
@@ -320,6 +334,7 @@ public class TransactionalQueue {
             public void afterCompletion(int status) {
                 if (status == Status.STATUS_COMMITTED) {
                     waiters.wake(queue);
+                    wakeUps.publish(queue);
                 }
             }
         });

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.courier.testing.ArmedFaults;
 import dev.courier.testing.CourierDeployment;
 import dev.courier.testing.SettableClock;
 import jakarta.annotation.Resource;
@@ -57,7 +58,16 @@ class TransactionalQueueIT {
     private Sweeper sweeper;
 
     @Inject
+    private SweepSteps steps;
+
+    @Inject
+    private ArmedFaults faults;
+
+    @Inject
     private SettableClock clock;
+
+    @Resource(lookup = "java:comp/DefaultManagedExecutorService")
+    private jakarta.enterprise.concurrent.ManagedExecutorService executor;
 
     @Resource(lookup = "java:comp/UserTransaction")
     private UserTransaction transaction;
@@ -334,6 +344,117 @@ class TransactionalQueueIT {
         clock.advance(Duration.ofHours(24).plusSeconds(1));
         Sent later = queue.send(name, Payload.json("1"), SendOptions.now().withKey("order-7"));
         assertFalse(later.duplicate(), "after the window the key is free again");
+    }
+
+    @Test
+    void should_keep_a_key_as_long_as_its_message_lives_beyond_the_window() {
+        Sent first = queue.send(name, Payload.json("1"), SendOptions.now().withKey("late").after(Duration.ofHours(48)));
+        clock.advance(Duration.ofHours(25)); // the window is over; the message is still scheduled
+        sweeper.sweep();
+
+        Sent again = queue.send(name, Payload.json("1"), SendOptions.now().withKey("late"));
+
+        assertTrue(again.duplicate(), "the key names a message that still exists: a resend is the original");
+        assertEquals(first.id(), again.id());
+        assertEquals(1, queues.get(name).depth(), "nothing was created");
+    }
+
+    @Test
+    void should_not_move_to_dead_a_message_whose_last_lease_still_holds() {
+        QueueName once = QueueName.of(name.value() + "h");
+        queues.define(new QueueSpec(once, Duration.ofSeconds(30), 1, Backoff.DEFAULT));
+        try {
+            Sent sent = queue.send(once, Payload.json("1"), SendOptions.now());
+            Delivery last = queue.receive(once, 1).get(0);
+            clock.advance(Duration.ofSeconds(20));
+            sweeper.sweep();
+
+            assertEquals(MessageState.LEASED, messages.get(once, sent.id()).orElseThrow().state(),
+                    "out of attempts, but its lease holds: still the receiver's");
+            queue.ack(last.leaseToken());
+        } finally {
+            queues.drop(once);
+        }
+    }
+
+    @Test
+    void should_sweep_on_the_server_holding_the_sweepers_turn_only() {
+        assertTrue(sweeper.sweep().isPresent(), "free or ours: this server sweeps");
+        assertTrue(steps.takeTurn("another-server", Duration.ofSeconds(60)).isEmpty(),
+                "another server cannot take the turn while this one holds it");
+        boolean taken = false;
+        for (int tries = 0; tries < 3 && !taken; tries++) { // this server's timer may renew just before we try
+            clock.advance(Duration.ofSeconds(16)); // past three sweep intervals: this server's lease has expired
+            taken = steps.takeTurn("another-server", Duration.ofSeconds(60)).isPresent();
+        }
+        assertTrue(taken, "an expired turn passes on");
+
+        assertTrue(sweeper.sweep().isEmpty(), "the other server holds the turn: this one does not sweep");
+        clock.advance(Duration.ofSeconds(61));
+        Sweeper.Run run = sweeper.sweep().orElseThrow(() -> new AssertionError("the turn came back"));
+        assertEquals(sweeper.owner(), run.owner());
+        assertFalse(run.finished().isBefore(run.started()));
+    }
+
+    @Test
+    void should_purge_the_same_dead_messages_from_two_callers_at_once_without_deadlock() throws Exception {
+        QueueName once = QueueName.of(name.value() + "p");
+        queues.define(new QueueSpec(once, Duration.ofSeconds(30), 1, Backoff.DEFAULT));
+        try {
+            List<Outgoing> batch = java.util.stream.IntStream.range(0, 400)
+                    .mapToObj(i -> new Outgoing(Payload.json(Integer.toString(i)), SendOptions.now())).toList();
+            queue.sendBatch(once, batch);
+            List<String> ids = new java.util.ArrayList<>();
+            for (Delivery delivery : queue.receive(once, 400)) {
+                queue.release(delivery.leaseToken(), null, "poison");
+                ids.add(delivery.id());
+            }
+            List<String> reversed = new java.util.ArrayList<>(ids);
+            java.util.Collections.reverse(reversed);
+
+            // Two callers naming the same rows in opposite orders: deleting in the order given would deadlock.
+            java.util.concurrent.CompletableFuture<Integer> one = java.util.concurrent.CompletableFuture
+                    .supplyAsync(() -> dead.purge(once, ids), executor);
+            java.util.concurrent.CompletableFuture<Integer> other = java.util.concurrent.CompletableFuture
+                    .supplyAsync(() -> dead.purge(once, reversed), executor);
+
+            assertEquals(400, one.get() + other.get(), "every dead message purged once, neither purge failed");
+            assertEquals(0, queues.get(once).dead());
+        } finally {
+            queues.drop(once);
+        }
+    }
+
+    @Test
+    void should_stop_growing_the_history_before_the_column_is_full_whatever_the_reasons() {
+        QueueName many = QueueName.of(name.value() + "l");
+        queues.define(new QueueSpec(many, Duration.ofSeconds(30), 200, Backoff.DEFAULT));
+        try {
+            Sent sent = queue.send(many, Payload.json("1"), SendOptions.now());
+            String reason = "\u0001".repeat(999); // escaped into JSON, each of these takes six characters
+            for (int attempt = 1; attempt <= 10; attempt++) {
+                queue.release(queue.receive(many, 1).get(0).leaseToken(), Duration.ZERO, reason);
+            }
+            MessageView view = messages.get(many, sent.id()).orElseThrow();
+            assertEquals(10, view.attempt());
+            assertEquals(5, view.history().size(), "as many whole lines of ~6 000 characters as fit in 32 000");
+            assertEquals(reason, view.lastError(), "the last error is always on the row");
+        } finally {
+            queues.drop(many);
+        }
+    }
+
+    @Test
+    void should_leave_a_message_as_it_was_when_the_receive_rolls_back() {
+        Sent sent = queue.send(name, Payload.json("1"), SendOptions.now());
+        faults.arm(TransactionalQueue.AFTER_CLAIM, 1);
+
+        assertThrows(RuntimeException.class, () -> queue.receive(name, 1));
+
+        MessageView view = messages.get(name, sent.id()).orElseThrow();
+        assertEquals(MessageState.READY, view.state(), "the claim rolled back: not leased");
+        assertEquals(0, view.attempt(), "no attempt counted");
+        assertEquals(1, queue.receive(name, 1).get(0).attempt());
     }
 
     @Test

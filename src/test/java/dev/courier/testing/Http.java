@@ -30,6 +30,11 @@ public final class Http {
         return new Http("http://localhost:" + System.getProperty("it.http.port", "19080") + "/");
     }
 
+    /** The address of {@code path} on this server, for requests built by hand. */
+    public URI uri(String path) {
+        return base.resolve(path);
+    }
+
     public Response get(String path) {
         return send(HttpRequest.newBuilder(base.resolve(path)).GET());
     }

@@ -46,6 +46,12 @@ public final class LibertyProcess {
         }
     }
 
+    /** Sets an environment variable of the server's JVM from its next start (e.g. a MicroProfile Config value). */
+    public LibertyProcess environment(String name, String value) {
+        environment.put(name, value);
+        return this;
+    }
+
     /** The server's HTTP client. */
     public Http http() {
         return http;

@@ -2,6 +2,7 @@ package dev.courier.testing;
 
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
+import dev.courier.platform.TimeShift;
 import jakarta.enterprise.inject.Alternative;
 import java.time.Clock;
 import java.time.Duration;
@@ -12,12 +13,13 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The tests' clock: real time plus an offset that tests move forward by hand, so that a lease expires or a
- * scheduled message becomes due without sleeping. It never goes back.
+ * scheduled message becomes due without sleeping. It never goes back. The same offset shifts the time read
+ * from the database ({@link TimeShift}).
  */
 @Alternative
 @Priority(1000)
 @ApplicationScoped
-public class SettableClock extends Clock {
+public class SettableClock extends Clock implements TimeShift {
 
     private final AtomicLong offsetNanos = new AtomicLong();
 
@@ -26,6 +28,11 @@ public class SettableClock extends Clock {
             throw new IllegalArgumentException("the clock only moves forward");
         }
         offsetNanos.addAndGet(duration.toNanos());
+    }
+
+    @Override
+    public Duration ahead() {
+        return Duration.ofNanos(offsetNanos.get());
     }
 
     @Override

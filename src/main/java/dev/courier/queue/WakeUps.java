@@ -1,0 +1,72 @@
+package dev.courier.queue;
+
+import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.jms.ConnectionFactory;
+import jakarta.jms.DeliveryMode;
+import jakarta.jms.JMSContext;
+import jakarta.jms.JMSRuntimeException;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Tells the other servers that a send to a queue committed, so that their waiting receivers claim at once
+ * instead of at their next poll. The channel is the broker Courier already runs: a non-persistent message on the
+ * topic {@value #TOPIC}, which every server's {@link WakeUpListener} reads. Best effort by design: a lost
+ * wake-up (broker down, server starting) only delays a receiver until its next poll, never loses a message.
+ *
+ * <p>Off the committing thread: the send is handed to the managed executor, and wake-ups for a queue coalesce
+ * while one is on its way, so a burst of sends costs the broker one message per queue, not one per send.
+ */
+@ApplicationScoped
+class WakeUps {
+
+    static final String TOPIC = "courier.queue.wakeups";
+    static final String ORIGIN = "origin";
+    private static final Logger LOG = Logger.getLogger(WakeUps.class.getName());
+
+    /** This server's mark on its wake-ups, so that its own listener skips them (local waiters woke directly). */
+    private final String origin = UUID.randomUUID().toString();
+    private final Set<QueueName> pending = ConcurrentHashMap.newKeySet();
+
+    @Resource(lookup = "jms/courier")
+    private ConnectionFactory connectionFactory;
+
+    @Resource
+    private ManagedExecutorService executor;
+
+    @Inject
+    private QueueSettings settings;
+
+    /** Wakes other servers' receivers on {@code queue}; returns at once. */
+    void publish(QueueName queue) {
+        if (!settings.crossServerWakeUps || !pending.add(queue)) {
+            return; // off, or a wake-up for this queue is already on its way and will cover this send
+        }
+        try {
+            executor.execute(() -> send(queue));
+        } catch (RuntimeException e) {
+            pending.remove(queue);
+            LOG.log(Level.FINE, "wake-up for " + queue + " not scheduled; other servers poll", e);
+        }
+    }
+
+    boolean isOwn(String messageOrigin) {
+        return origin.equals(messageOrigin);
+    }
+
+    private void send(QueueName queue) {
+        pending.remove(queue); // before sending: a send committed from now on schedules a wake-up of its own
+        try (JMSContext jms = connectionFactory.createContext()) {
+            jms.createProducer().setDeliveryMode(DeliveryMode.NON_PERSISTENT).setProperty(ORIGIN, origin)
+                    .send(jms.createTopic(TOPIC), queue.value());
+        } catch (JMSRuntimeException e) {
+            LOG.log(Level.FINE, "wake-up for " + queue + " not sent; other servers poll", e);
+        }
+    }
+}

@@ -1,0 +1,228 @@
+package dev.courier.queue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.courier.testing.Http;
+import dev.courier.testing.LibertyProcess;
+import jakarta.json.JsonObject;
+import java.net.http.HttpRequest;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The transactional queue on two servers of one installation sharing one PostgreSQL database and one broker;
+ * the second server's clock runs 30 s ahead ({@code courier.clock.skew}). Both poll slowly
+ * ({@code courier.queue.poll-interval-max} 30 s), so a receiver that answers soon after a send on the other
+ * server was woken, not polling. PostgreSQL only; runs in the crash execution, which manages its own servers.
+ */
+class QueueServersIT {
+
+    private static final Duration LEASE = Duration.ofSeconds(2);
+    private static LibertyProcess first;
+    private static LibertyProcess second;
+
+    @BeforeAll
+    static void startServers() throws Exception {
+        Assumptions.assumeTrue("postgres".equals(System.getProperty("courier.db")), "needs a shared database");
+        // The in-container tests before this moved their server's time days ahead (SettableClock), and that
+        // server's sweeper lease with it: free the turn, so these servers' sweeping starts from a clean slate.
+        try (Connection db = database(); var reset = db.createStatement()) {
+            reset.executeUpdate("UPDATE courier_job_lease SET owner = NULL, expires_at = TIMESTAMPTZ '1970-01-01 00:00:00+00'");
+        }
+        int port = Integer.parseInt(System.getProperty("it.http.port", "19080"));
+        first = new LibertyProcess().environment("COURIER_QUEUE_POLL_INTERVAL_MAX", "PT30S");
+        second = new LibertyProcess("courier2", port + 1, port + 2)
+                .environment("COURIER_QUEUE_POLL_INTERVAL_MAX", "PT30S")
+                .environment("COURIER_CLOCK_SKEW", "PT30S");
+        for (LibertyProcess server : List.of(first, second)) {
+            server.deploy();
+            server.start();
+        }
+    }
+
+    @AfterAll
+    static void stopServers() throws Exception {
+        for (LibertyProcess server : new LibertyProcess[] {first, second}) {
+            if (server != null) {
+                server.stop();
+                server.undeploy();
+            }
+        }
+    }
+
+    @Test
+    void should_wake_a_receiver_waiting_on_one_server_for_a_send_on_the_other() throws Exception {
+        String queue = define(first.http(), "wake");
+        // The waiter's polls back off to 50 ms · 2^n: after 14 s its next poll is at 25.5 s.
+        CompletableFuture<JsonObject> waiting = CompletableFuture.supplyAsync(() -> second.http()
+                .post("api/queues/" + queue + "/receive", "{\"max\": 1, \"waitSeconds\": 40}").json());
+        Thread.sleep(14_000);
+        long sent = System.nanoTime();
+        assertEquals(201, first.http().post("api/queues/" + queue + "/messages", "{\"payload\": 1}").status());
+        JsonObject received = waiting.get();
+        Duration after = Duration.ofNanos(System.nanoTime() - sent);
+
+        assertEquals(1, received.getJsonArray("messages").size());
+        assertTrue(after.compareTo(Duration.ofSeconds(5)) < 0,
+                "answered " + after.toMillis() + " ms after the send: a poll would have taken 11 s");
+
+        // The figure for the README: how soon a waiter on the second server answers a send on the first.
+        List<Long> latencies = new ArrayList<>();
+        for (int round = 0; round < 15; round++) {
+            CompletableFuture<JsonObject> next = CompletableFuture.supplyAsync(() -> second.http()
+                    .post("api/queues/" + queue + "/receive", "{\"max\": 1, \"waitSeconds\": 10}").json());
+            Thread.sleep(1_700); // past the 1.55 s poll: the next is at 3.15 s
+            long start = System.nanoTime();
+            first.http().post("api/queues/" + queue + "/messages", "{\"payload\": 1}");
+            assertEquals(1, next.get().getJsonArray("messages").size());
+            latencies.add((System.nanoTime() - start) / 1_000_000);
+        }
+        latencies.sort(Comparator.naturalOrder());
+        System.out.println("cross-server wake-up, send start to the other server's answer: median "
+                + latencies.get(latencies.size() / 2) + " ms, max " + latencies.get(latencies.size() - 1)
+                + " ms over " + latencies.size() + " rounds " + latencies);
+    }
+
+    @Test
+    void should_ack_every_message_once_across_servers_with_crashing_receivers_and_a_skewed_clock() throws Exception {
+        String queue = define(first.http(), "many");
+        Instant began = Instant.now();
+        int messages = 10_000;
+        Set<String> sent = ConcurrentHashMap.newKeySet();
+        Set<String> acked = ConcurrentHashMap.newKeySet();
+        AtomicInteger duplicateAcks = new AtomicInteger();
+        AtomicInteger abandoned = new AtomicInteger();
+        Map<String, List<JsonObject>> leases = new ConcurrentHashMap<>();
+        ExecutorService threads = Executors.newCachedThreadPool();
+        List<CompletableFuture<Void>> work = new ArrayList<>();
+        for (int s = 0; s < 4; s++) {
+            Http server = s % 2 == 0 ? first.http() : second.http();
+            int from = s * messages / 4;
+            work.add(CompletableFuture.runAsync(() -> {
+                for (int n = from; n < from + messages / 4; n++) {
+                    Http.Response response = server.post("api/queues/" + queue + "/messages", "{\"payload\": " + n + "}");
+                    assertEquals(201, response.status(), response::toString);
+                    sent.add(response.json().getString("id"));
+                }
+            }, threads));
+        }
+        long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+        for (int r = 0; r < 8; r++) {
+            Http server = r % 2 == 0 ? first.http() : second.http();
+            work.add(CompletableFuture.runAsync(() -> {
+                while (acked.size() < messages && System.nanoTime() < deadline) {
+                    Http.Response batch = server.post("api/queues/" + queue + "/receive",
+                            "{\"max\": 10, \"waitSeconds\": 1}");
+                    assertEquals(200, batch.status(), batch::toString);
+                    for (JsonObject message : batch.json().getJsonArray("messages").getValuesAs(JsonObject.class)) {
+                        leases.computeIfAbsent(message.getString("id"), id -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                                .add(message);
+                    }
+                    if (ThreadLocalRandom.current().nextInt(100) < 3) {
+                        abandoned.incrementAndGet(); // the receiver "crashes": its leases run out, others redeliver
+                        continue;
+                    }
+                    for (JsonObject message : batch.json().getJsonArray("messages").getValuesAs(JsonObject.class)) {
+                        Http.Response ack = server.send(HttpRequest.newBuilder(server.uri("api/queues/" + queue
+                                + "/messages/" + message.getString("id"))).header("Lease-Token",
+                                message.getString("leaseToken")).DELETE());
+                        if (ack.status() == 204 && !acked.add(message.getString("id"))) {
+                            duplicateAcks.incrementAndGet();
+                        }
+                    }
+                }
+            }, threads));
+        }
+        CompletableFuture.allOf(work.toArray(CompletableFuture[]::new)).join();
+        threads.shutdown();
+
+        assertEquals(messages, sent.size());
+        assertEquals(0, duplicateAcks.get(), "no message acknowledged twice");
+        assertEquals(sent, acked, "every message acknowledged");
+        assertTrue(abandoned.get() > 0, "some receivers crashed holding leases");
+        int redelivered = 0;
+        for (List<JsonObject> deliveries : leases.values()) {
+            List<JsonObject> byAttempt = deliveries.stream()
+                    .sorted(Comparator.comparingInt(d -> d.getInt("attempt"))).toList();
+            for (int i = 1; i < byAttempt.size(); i++) {
+                redelivered++;
+                Instant previousEnd = Instant.parse(byAttempt.get(i - 1).getString("leaseExpiresAt"));
+                Instant nextStart = Instant.parse(byAttempt.get(i).getString("leaseExpiresAt")).minus(LEASE);
+                assertFalse(nextStart.isBefore(previousEnd), "lease " + byAttempt.get(i) + " began before "
+                        + byAttempt.get(i - 1) + " ended, in database time");
+            }
+        }
+        assertTrue(redelivered > 0, "abandoned leases were taken again");
+
+        List<Run> runs = sweeps(began);
+        assertTrue(runs.size() >= 5, "the sweeper ran every 5 s: " + runs);
+        for (Run a : runs) {
+            for (Run b : runs) {
+                if (!a.owner.equals(b.owner)) {
+                    assertTrue(!a.started.isBefore(b.finished) || !b.started.isBefore(a.finished),
+                            "two servers swept at once: " + a + " and " + b);
+                }
+            }
+        }
+        System.out.println("two servers: " + messages + " messages acked once each; " + abandoned.get()
+                + " batches abandoned, " + redelivered + " redeliveries; " + runs.size() + " sweeps by "
+                + runs.stream().map(Run::owner).distinct().toList());
+    }
+
+    private static String define(Http http, String prefix) {
+        String queue = prefix + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        Http.Response created = http.put("api/queues/" + queue, "{\"leaseSeconds\": " + LEASE.toSeconds()
+                + ", \"maxAttempts\": 100, \"backoff\": {\"initialSeconds\": 0, \"multiplier\": 1, \"maxSeconds\": 0}}");
+        assertEquals(201, created.status(), created::toString);
+        return queue;
+    }
+
+    private record Run(String owner, Instant started, Instant finished) {
+    }
+
+    private static Connection database() throws SQLException {
+        return DriverManager.getConnection("jdbc:postgresql://" + System.getProperty("courier.db.host", "localhost")
+                + ":" + System.getProperty("courier.db.port", "5432") + "/" + System.getProperty("courier.db.name", "courier"),
+                System.getProperty("courier.db.user", "courier"), System.getProperty("courier.db.password", "courier"));
+    }
+
+    /** The sweeps since {@code since} until now (not the shifted future runs of earlier in-container tests). */
+    private static List<Run> sweeps(Instant since) throws SQLException {
+        try (Connection db = database();
+                PreparedStatement select = db.prepareStatement("SELECT owner, started_at, finished_at "
+                        + "FROM courier_sweep_run WHERE started_at >= ? AND started_at <= clock_timestamp()")) {
+            select.setTimestamp(1, Timestamp.from(since));
+            List<Run> runs = new ArrayList<>();
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    runs.add(new Run(rows.getString(1), rows.getTimestamp(2).toInstant(), rows.getTimestamp(3).toInstant()));
+                }
+            }
+            return runs;
+        }
+    }
+}
