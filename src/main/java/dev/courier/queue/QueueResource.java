@@ -51,9 +51,6 @@ public class QueueResource {
     private DeadLetters dead;
 
     @Inject
-    private WaitingReceive waiting;
-
-    @Inject
     private Waiters waiters;
 
     @GET
@@ -144,7 +141,7 @@ public class QueueResource {
             return;
         }
         // A long poll holds no request thread: the answer is sent when the waiting receive completes.
-        waiting.start(queueName, max, lease, wait).whenComplete((received, failure) ->
+        queue.receiveAsync(queueName, max, lease, wait).whenComplete((received, failure) ->
                 response.resume(failure != null ? failure : deliveries(received)));
     }
 

@@ -23,11 +23,12 @@ import java.util.Optional;
 @Stateless
 public class Queues {
 
+    // Every aggregate reads an index of its own (the due index for live rows, the dead index), never the table.
     private static final String STATS = "SELECT q.name, q.lease_ms, q.max_attempts, q.backoff_initial_ms, "
             + "q.backoff_multiplier, q.backoff_max_ms, "
             + "(SELECT COUNT(*) FROM courier_message m WHERE m.queue = q.name AND m.state = 'READY'), "
             + "(SELECT COUNT(*) FROM courier_message m WHERE m.queue = q.name AND m.state = 'DEAD'), "
-            + "(SELECT MIN(m.created_at) FROM courier_message m WHERE m.queue = q.name AND m.state = 'READY') "
+            + "(SELECT MIN(m.deliver_at) FROM courier_message m WHERE m.queue = q.name AND m.state = 'READY') "
             + "FROM courier_queue q";
 
     @Inject
@@ -58,6 +59,12 @@ public class Queues {
                     update.executeUpdate();
                 }
                 return false;
+            }
+            // Creations queue up on one row, on every server, until this transaction ends: the count below then
+            // sees every queue created before, so concurrent creates on several servers cannot pass the limit.
+            try (PreparedStatement lock = connection.prepareStatement(
+                    "UPDATE courier_job_lease SET owner = owner WHERE name = 'queue.definitions'")) {
+                lock.executeUpdate();
             }
             if (count(connection) >= settings.maxQueues) {
                 throw QueueLimitException.tooManyQueues(settings.maxQueues);
@@ -135,8 +142,8 @@ public class Queues {
                 while (rows.next()) {
                     Instant oldest = instant(rows, 9);
                     queues.add(new QueueInfo(MessageStore.spec(rows), rows.getLong(7), rows.getLong(8),
-                            Optional.ofNullable(oldest).map(o -> Duration.between(o, now).isNegative()
-                                    ? Duration.ZERO : Duration.between(o, now))));
+                            Optional.ofNullable(oldest).filter(o -> !o.isAfter(now))
+                                    .map(o -> Duration.between(o, now))));
                 }
             }
             return queues;

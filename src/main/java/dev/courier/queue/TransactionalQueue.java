@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -157,7 +158,9 @@ public class TransactionalQueue {
                 }
             }
             store.recordFailures(connection, expired);
-            faults.checkpoint(AFTER_CLAIM);
+            if (!deliveries.isEmpty()) {
+                faults.checkpoint(AFTER_CLAIM); // a fault after leases were taken: they must roll back
+            }
             return deliveries;
         } catch (SQLException e) {
             throw new IllegalStateException("receive from " + queue + " failed", e);
@@ -165,13 +168,27 @@ public class TransactionalQueue {
     }
 
     /**
-     * Waits up to {@code wait} for messages, then leases up to {@code max} of them. Not transactional: each claim
-     * commits in its own transaction (a caller's transaction is suspended meanwhile), so a caller's rollback does
-     * not return the messages — their leases expire instead. A send committed in this server wakes the waiter at
-     * once; otherwise it polls with back-off up to {@code courier.queue.poll-interval-max}. Over HTTP the wait
-     * holds no request thread.
+     * Waits up to {@code wait} for messages, then leases up to {@code max} of them, holding no thread while it
+     * waits: the stage completes with the first non-empty claim, or empty when the wait is over. Not
+     * transactional: each claim commits in its own transaction (a caller's transaction is suspended meanwhile),
+     * so a caller's rollback does not return the messages — their leases expire instead. A send committed on any
+     * server wakes the waiter at once; otherwise it polls with back-off up to
+     * {@code courier.queue.poll-interval-max}. The first claim runs in the calling thread, so bad input and an
+     * unknown queue throw here, not through the stage.
      *
      * @throws QueueLimitException 429 when {@code courier.queue.max-waiters} receivers already wait on the queue
+     *         in this server (the limit is per server)
+     */
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+    public CompletionStage<List<Delivery>> receiveAsync(QueueName queue, int max, Duration lease, Duration wait) {
+        return waiting.start(queue, max, lease, wait);
+    }
+
+    /**
+     * {@link #receiveAsync} that blocks the calling thread until the wait is over; with no wait, a plain
+     * {@link #receive(QueueName, int, Duration)} in its own transaction.
+     *
+     * @throws QueueLimitException 429 as for {@link #receiveAsync}
      */
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public List<Delivery> receive(QueueName queue, int max, Duration lease, Duration wait) {

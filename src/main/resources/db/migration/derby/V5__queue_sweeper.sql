@@ -6,6 +6,7 @@ CREATE TABLE courier_job_lease (
     expires_at TIMESTAMP    NOT NULL
 );
 INSERT INTO courier_job_lease (name, owner, expires_at) VALUES ('queue.sweeper', NULL, TIMESTAMP('1970-01-01 00:00:00'));
+INSERT INTO courier_job_lease (name, owner, expires_at) VALUES ('queue.definitions', NULL, TIMESTAMP('1970-01-01 00:00:00'));
 CREATE TABLE courier_sweep_run (
     owner       VARCHAR(200) NOT NULL,
     started_at  TIMESTAMP    NOT NULL,

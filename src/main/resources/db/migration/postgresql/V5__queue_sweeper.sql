@@ -6,6 +6,8 @@ CREATE TABLE courier_job_lease (
     expires_at TIMESTAMPTZ  NOT NULL
 );
 INSERT INTO courier_job_lease (name, owner, expires_at) VALUES ('queue.sweeper', NULL, TIMESTAMPTZ '1970-01-01 00:00:00+00');
+-- Not a job: the row that creations of queues lock, one at a time across servers, so the queue limit holds.
+INSERT INTO courier_job_lease (name, owner, expires_at) VALUES ('queue.definitions', NULL, TIMESTAMPTZ '1970-01-01 00:00:00+00');
 -- Each sweep, in database time: the record that one server swept at a time. The sweeper keeps the last day.
 CREATE TABLE courier_sweep_run (
     owner       VARCHAR(200) NOT NULL,

@@ -42,6 +42,7 @@ import org.junit.jupiter.api.Test;
 class QueueServersIT {
 
     private static final Duration LEASE = Duration.ofSeconds(2);
+    private static final int MAX_QUEUES = 60;
     private static LibertyProcess first;
     private static LibertyProcess second;
 
@@ -54,9 +55,11 @@ class QueueServersIT {
             reset.executeUpdate("UPDATE courier_job_lease SET owner = NULL, expires_at = TIMESTAMPTZ '1970-01-01 00:00:00+00'");
         }
         int port = Integer.parseInt(System.getProperty("it.http.port", "19080"));
-        first = new LibertyProcess().environment("COURIER_QUEUE_POLL_INTERVAL_MAX", "PT30S");
+        first = new LibertyProcess().environment("COURIER_QUEUE_POLL_INTERVAL_MAX", "PT30S")
+                .environment("COURIER_QUEUE_MAX_QUEUES", Integer.toString(MAX_QUEUES));
         second = new LibertyProcess("courier2", port + 1, port + 2)
                 .environment("COURIER_QUEUE_POLL_INTERVAL_MAX", "PT30S")
+                .environment("COURIER_QUEUE_MAX_QUEUES", Integer.toString(MAX_QUEUES))
                 .environment("COURIER_CLOCK_SKEW", "PT30S");
         for (LibertyProcess server : List.of(first, second)) {
             server.deploy();
@@ -191,6 +194,60 @@ class QueueServersIT {
         System.out.println("two servers: " + messages + " messages acked once each; " + abandoned.get()
                 + " batches abandoned, " + redelivered + " redeliveries; " + runs.size() + " sweeps by "
                 + runs.stream().map(Run::owner).distinct().toList());
+    }
+
+    @Test
+    void should_hold_the_queue_limit_under_concurrent_creates_on_both_servers() throws Exception {
+        int existing = first.http().get("api/queues").json().getJsonArray("queues").size();
+        Assumptions.assumeTrue(existing < MAX_QUEUES - 20, "room for the race: " + existing + " queues exist");
+        ExecutorService threads = Executors.newFixedThreadPool(16);
+        List<CompletableFuture<Integer>> creates = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < 2 * (MAX_QUEUES - existing); i++) {
+            Http server = i % 2 == 0 ? first.http() : second.http();
+            String name = "limit" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+            names.add(name);
+            creates.add(CompletableFuture.supplyAsync(() -> server.put("api/queues/" + name, "{}").status(), threads));
+        }
+        List<Integer> statuses = creates.stream().map(CompletableFuture::join).toList();
+        threads.shutdown();
+        try {
+            assertEquals(MAX_QUEUES, first.http().get("api/queues").json().getJsonArray("queues").size(),
+                    "exactly the limit, never past it: " + statuses);
+            assertEquals(MAX_QUEUES - existing, statuses.stream().filter(s -> s == 201).count());
+            assertTrue(statuses.stream().allMatch(s -> s == 201 || s == 409), statuses::toString);
+        } finally {
+            names.forEach(name -> first.http().delete("api/queues/" + name));
+        }
+    }
+
+    @Test
+    void should_send_once_for_one_key_sent_on_both_servers_at_once() throws Exception {
+        String queue = define(first.http(), "key");
+        ExecutorService threads = Executors.newFixedThreadPool(8);
+        List<CompletableFuture<String>> sends = new ArrayList<>();
+        for (int i = 0; i < 16; i++) {
+            Http server = i % 2 == 0 ? first.http() : second.http();
+            sends.add(CompletableFuture.supplyAsync(() -> server.post("api/queues/" + queue + "/messages",
+                    "{\"payload\": 1, \"key\": \"order-42\"}").json().getString("id"), threads));
+        }
+        Set<String> ids = new java.util.HashSet<>(sends.stream().map(CompletableFuture::join).toList());
+        threads.shutdown();
+
+        assertEquals(1, ids.size(), "every send answered with the one message: " + ids);
+        assertEquals(1, first.http().get("api/queues/" + queue).json().getInt("depth"));
+
+        // Received on one server, acked on the other, the follow-up sent there: one cycle across servers.
+        JsonObject message = second.http().post("api/queues/" + queue + "/receive", "{\"max\": 1}").json()
+                .getJsonArray("messages").getJsonObject(0);
+        Http.Response ack = first.http().send(HttpRequest.newBuilder(first.http().uri("api/queues/" + queue
+                + "/messages/" + message.getString("id"))).header("Lease-Token", message.getString("leaseToken")).DELETE());
+        assertEquals(204, ack.status(), ack::toString);
+        assertEquals(201, first.http().post("api/queues/" + queue + "/messages", "{\"payload\": 2}").status());
+        JsonObject next = second.http().post("api/queues/" + queue + "/receive", "{\"max\": 1}").json()
+                .getJsonArray("messages").getJsonObject(0);
+        assertEquals(2, next.getInt("payload"));
+        assertEquals(0, first.http().get("api/queues/" + queue).json().getInt("dead"));
     }
 
     private static String define(Http http, String prefix) {

@@ -458,6 +458,32 @@ class TransactionalQueueIT {
     }
 
     @Test
+    void should_wait_without_a_thread_and_complete_when_a_send_commits() throws Exception {
+        java.util.concurrent.CompletableFuture<List<Delivery>> waiting =
+                queue.receiveAsync(name, 1, null, Duration.ofSeconds(30)).toCompletableFuture();
+        assertFalse(waiting.isDone(), "nothing to receive yet: the call returned, the stage waits");
+
+        Sent sent = queue.send(name, Payload.json("1"), SendOptions.now());
+
+        List<Delivery> received = waiting.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals(sent.id(), received.get(0).id());
+    }
+
+    @Test
+    void should_tell_how_long_the_longest_waiting_deliverable_message_has_been_due() {
+        queue.send(name, Payload.json("1"), SendOptions.now().after(Duration.ofHours(1)));
+        assertTrue(queues.get(name).oldestAge().isEmpty(), "a scheduled message is not waiting");
+
+        queue.send(name, Payload.json("2"), SendOptions.now());
+        clock.advance(Duration.ofSeconds(40));
+
+        Duration age = queues.get(name).oldestAge().orElseThrow();
+        assertTrue(age.compareTo(Duration.ofSeconds(40)) >= 0 && age.compareTo(Duration.ofSeconds(60)) < 0, age::toString);
+        queue.receive(name, 1);
+        assertTrue(queues.get(name).oldestAge().isEmpty(), "leased: no longer waiting");
+    }
+
+    @Test
     void should_ack_and_resend_in_one_transaction() throws Exception {
         queue.send(name, Payload.json("\"step 1\""), SendOptions.now());
         Delivery delivery = queue.receive(name, 1).get(0);
