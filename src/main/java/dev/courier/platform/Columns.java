@@ -10,8 +10,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
+import java.util.Calendar;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.TimeZone;
 
 /** How Courier's tables store instants and string maps, in one place for every capability. */
 public final class Columns {
@@ -19,14 +21,24 @@ public final class Columns {
     private Columns() {
     }
 
-    /** An instant as a JDBC timestamp; null stays null. */
+    /**
+     * The calendar every timestamp is written and read with: UTC. Without it the driver converts through the
+     * JVM's zone, and Derby's {@code TIMESTAMP} (no zone) then stores wall-clock times that repeat at the end of
+     * daylight saving, so two instants an hour apart read back as one. A new one each call: calendars are not
+     * thread-safe.
+     */
+    public static Calendar utc() {
+        return Calendar.getInstance(TimeZone.getTimeZone("UTC"));
+    }
+
+    /** An instant as a JDBC timestamp; null stays null. Bind it with {@link #utc()}. */
     public static Timestamp timestamp(Instant instant) {
         return instant == null ? null : Timestamp.from(instant);
     }
 
     /** The instant in {@code column}, or null. */
     public static Instant instant(ResultSet rows, int column) throws SQLException {
-        Timestamp timestamp = rows.getTimestamp(column);
+        Timestamp timestamp = rows.getTimestamp(column, utc());
         return timestamp == null ? null : timestamp.toInstant();
     }
 

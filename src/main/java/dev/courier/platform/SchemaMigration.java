@@ -130,7 +130,7 @@ public class SchemaMigration {
                 "INSERT INTO " + VERSION_TABLE + " (version, description, applied_at) VALUES (?, ?, ?)")) {
             insert.setInt(1, migration.version());
             insert.setString(2, migration.description());
-            insert.setTimestamp(3, Timestamp.from(clock.instant()));
+            insert.setTimestamp(3, Timestamp.from(clock.instant()), Columns.utc());
             insert.executeUpdate();
         }
     }

@@ -2,6 +2,7 @@ package dev.courier.queue;
 
 import static dev.courier.queue.MessageStore.timestamp;
 
+import dev.courier.platform.Columns;
 import dev.courier.platform.ProblemException;
 import jakarta.ejb.Stateless;
 import jakarta.inject.Inject;
@@ -78,7 +79,7 @@ public class DeadLetters {
                     for (String id : page) {
                         Duration offset = ratePerSecond == null ? Duration.ZERO
                                 : Duration.ofNanos((long) (replayed * 1_000_000_000L / ratePerSecond));
-                        update.setTimestamp(1, timestamp(now.plus(offset)));
+                        update.setTimestamp(1, timestamp(now.plus(offset)), Columns.utc());
                         update.setString(2, id);
                         update.setString(3, queue.value());
                         replayed += update.executeUpdate();

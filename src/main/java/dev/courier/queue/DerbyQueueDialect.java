@@ -3,6 +3,7 @@ package dev.courier.queue;
 import static dev.courier.queue.MessageStore.instant;
 import static dev.courier.queue.MessageStore.timestamp;
 
+import dev.courier.platform.Columns;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -10,12 +11,13 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Derby has no {@code SKIP LOCKED}: candidates are read, then each is claimed with a compare-and-swap
@@ -24,15 +26,18 @@ import java.util.concurrent.locks.ReentrantLock;
  * receiver's uncommitted claim: a row claimed by someone else already looks leased (its delivery time moved),
  * and a row read in a state that later rolls back no longer has the version read, so its swap fails.
  *
- * <p>Claims on one queue are serialized within the server. Embedded Derby lives in exactly one server, so this
- * is the whole story: claimers never race for the same rows, and never deadlock by locking rows in different
- * orders. A claim may still wait for a transaction that is inserting or releasing a candidate row to end:
- * on Derby, keep transactions that send to a queue short.
+ * <p>Claimers of one queue choose their candidates one at a time within the server and mark them as being
+ * taken, so no two claimers race for the same rows; the lock covers only that choice, never a statement that can
+ * wait on the database. Taking a candidate may wait for the transaction that inserted it (read uncommitted shows
+ * it before it commits), but then only that claimer waits, and it holds no lock another claimer needs: a
+ * transaction that sends to a queue and receives from it, while others claim, finishes (embedded Derby lives in
+ * exactly one server, so the marks are the whole story).
  */
 final class DerbyQueueDialect implements QueueDialect {
 
     private static final int ROUNDS = 3;
-    private static final ConcurrentMap<QueueName, ReentrantLock> CLAIMS = new ConcurrentHashMap<>();
+    /** Per queue, the ids some claimer has chosen and not yet taken or dropped. Guarded by the map's entry. */
+    private static final ConcurrentMap<QueueName, Set<String>> CHOSEN = new ConcurrentHashMap<>();
     private static final String UNCOMMITTED = " WITH UR";
     private static final String CANDIDATES = """
             SELECT id, version, attempt, lease_expires_at, payload_type, payload, headers
@@ -48,41 +53,24 @@ final class DerbyQueueDialect implements QueueDialect {
     @Override
     public List<Claimed> claim(Connection connection, QueueSpec queue, int max, Duration lease, Instant now)
             throws SQLException {
-        ReentrantLock lock = CLAIMS.computeIfAbsent(queue.name(), q -> new ReentrantLock(true));
-        lock.lock();
-        try {
-            return claimSerialized(connection, queue, max, lease, now);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private List<Claimed> claimSerialized(Connection connection, QueueSpec queue, int max, Duration lease,
-            Instant now) throws SQLException {
         Instant expiry = now.plus(lease);
         String nonce = LeaseToken.nonce();
         List<Claimed> claimed = new ArrayList<>();
         for (int round = 0; round < ROUNDS && claimed.size() < max; round++) {
-            List<Candidate> candidates = candidates(connection, queue, now, max);
+            List<Candidate> candidates = choose(connection, queue, now, max - claimed.size());
             if (candidates.isEmpty()) {
                 break;
             }
             boolean lostAny = false;
             try (PreparedStatement take = connection.prepareStatement(TAKE)) {
                 for (Candidate candidate : candidates) {
-                    if (claimed.size() == max) {
-                        break;
-                    }
-                    if (claimed.stream().anyMatch(c -> c.delivery().id().equals(candidate.id))) {
-                        continue;
-                    }
                     int attempt = candidate.attempt + 1;
                     String token = LeaseToken.of(candidate.id, nonce);
                     take.setInt(1, attempt);
                     take.setString(2, token);
-                    take.setTimestamp(3, timestamp(expiry));
+                    take.setTimestamp(3, timestamp(expiry), Columns.utc());
                     take.setTimestamp(4, timestamp(expiry.plus(
-                            queue.redeliveryDelay(attempt, ThreadLocalRandom.current().nextDouble()))));
+                            queue.redeliveryDelay(attempt, ThreadLocalRandom.current().nextDouble()))), Columns.utc());
                     take.setString(5, candidate.id);
                     take.setLong(6, candidate.version);
                     int updated = take.executeUpdate();
@@ -95,6 +83,9 @@ final class DerbyQueueDialect implements QueueDialect {
                         throw new IllegalStateException("claim updated " + updated + " rows for message " + candidate.id);
                     }
                 }
+            } finally {
+                // Taken rows now look leased to every uncommitted read; rows not taken are free to choose again.
+                release(queue.name(), candidates);
             }
             if (!lostAny) {
                 break;
@@ -103,11 +94,34 @@ final class DerbyQueueDialect implements QueueDialect {
         return claimed;
     }
 
+    /** Reads candidates and marks up to {@code max} of them, skipping rows other claimers marked. */
+    private static List<Candidate> choose(Connection connection, QueueSpec queue, Instant now, int max)
+            throws SQLException {
+        Set<String> chosen = CHOSEN.computeIfAbsent(queue.name(), q -> new HashSet<>());
+        // The scan reads uncommitted and so never waits; only it runs under the lock.
+        synchronized (chosen) {
+            List<Candidate> mine = new ArrayList<>();
+            for (Candidate candidate : candidates(connection, queue, now, max + chosen.size())) {
+                if (mine.size() < max && chosen.add(candidate.id)) {
+                    mine.add(candidate);
+                }
+            }
+            return mine;
+        }
+    }
+
+    private static void release(QueueName queue, List<Candidate> candidates) {
+        Set<String> chosen = CHOSEN.get(queue);
+        synchronized (chosen) {
+            candidates.forEach(c -> chosen.remove(c.id));
+        }
+    }
+
     private static List<Candidate> candidates(Connection connection, QueueSpec queue, Instant now, int window)
             throws SQLException {
         try (PreparedStatement select = connection.prepareStatement(CANDIDATES)) {
             select.setString(1, queue.name().value());
-            select.setTimestamp(2, timestamp(now));
+            select.setTimestamp(2, timestamp(now), Columns.utc());
             select.setInt(3, queue.maxAttempts());
             select.setInt(4, window);
             List<Candidate> candidates = new ArrayList<>();
@@ -143,11 +157,11 @@ final class DerbyQueueDialect implements QueueDialect {
                 UPDATE courier_idempotency_key SET message_id = ?, deliver_at = ?, expires_at = ?
                 WHERE queue = ? AND idem_key = ?""" + " AND " + MessageStore.KEY_RELEASED)) {
             renew.setString(1, messageId);
-            renew.setTimestamp(2, timestamp(deliverAt));
-            renew.setTimestamp(3, timestamp(expiresAt));
+            renew.setTimestamp(2, timestamp(deliverAt), Columns.utc());
+            renew.setTimestamp(3, timestamp(expiresAt), Columns.utc());
             renew.setString(4, queue.value());
             renew.setString(5, key);
-            renew.setTimestamp(6, timestamp(now));
+            renew.setTimestamp(6, timestamp(now), Columns.utc());
             if (renew.executeUpdate() == 1) {
                 return Optional.empty(); // the old binding was released: the key is ours now
             }
@@ -158,8 +172,8 @@ final class DerbyQueueDialect implements QueueDialect {
             insert.setString(1, queue.value());
             insert.setString(2, key);
             insert.setString(3, messageId);
-            insert.setTimestamp(4, timestamp(deliverAt));
-            insert.setTimestamp(5, timestamp(expiresAt));
+            insert.setTimestamp(4, timestamp(deliverAt), Columns.utc());
+            insert.setTimestamp(5, timestamp(expiresAt), Columns.utc());
             insert.executeUpdate();
             return Optional.empty();
         } catch (SQLException e) {

@@ -127,12 +127,12 @@ class MessageStore {
             for (NewMessage message : messages) {
                 insert.setString(1, message.id());
                 insert.setString(2, message.queue().value());
-                insert.setTimestamp(3, timestamp(message.deliverAt()));
+                insert.setTimestamp(3, timestamp(message.deliverAt()), Columns.utc());
                 insert.setString(4, message.key());
                 insert.setString(5, message.payload().type().name());
                 insert.setBytes(6, message.payload().bytes());
                 insert.setString(7, message.headers());
-                insert.setTimestamp(8, timestamp(message.createdAt()));
+                insert.setTimestamp(8, timestamp(message.createdAt()), Columns.utc());
                 insert.addBatch();
             }
             insert.executeBatch();
@@ -186,8 +186,8 @@ class MessageStore {
     int renew(Connection connection, String id, String token, Instant expiry, Instant deliverAt) throws SQLException {
         try (PreparedStatement update = connection.prepareStatement("UPDATE courier_message SET lease_expires_at = ?, "
                 + "deliver_at = ?, version = version + 1 WHERE id = ? AND lease_token = ? AND state = 'READY'")) {
-            update.setTimestamp(1, timestamp(expiry));
-            update.setTimestamp(2, timestamp(deliverAt));
+            update.setTimestamp(1, timestamp(expiry), Columns.utc());
+            update.setTimestamp(2, timestamp(deliverAt), Columns.utc());
             update.setString(3, id);
             update.setString(4, token);
             return update.executeUpdate();
@@ -204,9 +204,9 @@ class MessageStore {
                 + "deliver_at = ?, lease_token = NULL, lease_expires_at = NULL, last_error = ?, dead_at = ?, "
                 + "version = version + 1 WHERE id = ? AND lease_token = ? AND state = 'READY'")) {
             update.setString(1, deadAt == null ? "READY" : "DEAD");
-            update.setTimestamp(2, timestamp(deliverAt));
+            update.setTimestamp(2, timestamp(deliverAt), Columns.utc());
             update.setString(3, reason);
-            update.setTimestamp(4, timestamp(deadAt));
+            update.setTimestamp(4, timestamp(deadAt), Columns.utc());
             update.setString(5, id);
             update.setString(6, token);
             return update.executeUpdate();
@@ -255,7 +255,7 @@ class MessageStore {
                 + "WHERE queue = ? AND state = 'READY' AND deliver_at <= ? AND attempt >= ? ORDER BY deliver_at "
                 + "FETCH FIRST " + limit + " ROWS ONLY" + dialect().skipLocked())) {
             select.setString(1, queue.name().value());
-            select.setTimestamp(2, timestamp(now));
+            select.setTimestamp(2, timestamp(now), Columns.utc());
             select.setInt(3, queue.maxAttempts());
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
@@ -274,7 +274,7 @@ class MessageStore {
                         ? "lease expired on attempt " + message.attempt() + " of " + queue.maxAttempts()
                         : message.lastError();
                 update.setString(1, reason);
-                update.setTimestamp(2, timestamp(now));
+                update.setTimestamp(2, timestamp(now), Columns.utc());
                 update.setString(3, message.id());
                 update.setLong(4, message.version());
                 if (update.executeUpdate() == 1) {
@@ -299,7 +299,7 @@ class MessageStore {
         try (PreparedStatement select = connection.prepareStatement("SELECT id FROM courier_message "
                 + "WHERE state = 'DEAD' AND dead_at < ? ORDER BY id FETCH FIRST " + limit + " ROWS ONLY"
                 + dialect().skipLocked())) {
-            select.setTimestamp(1, timestamp(before));
+            select.setTimestamp(1, timestamp(before), Columns.utc());
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
                     ids.add(rows.getString(1));
@@ -332,7 +332,7 @@ class MessageStore {
         try (PreparedStatement select = connection.prepareStatement("SELECT queue, idem_key FROM "
                 + "courier_idempotency_key WHERE " + KEY_RELEASED + " ORDER BY queue, idem_key FETCH FIRST " + limit
                 + " ROWS ONLY" + dialect().skipLocked())) {
-            select.setTimestamp(1, timestamp(now));
+            select.setTimestamp(1, timestamp(now), Columns.utc());
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
                     keys.add(new String[] {rows.getString(1), rows.getString(2)});
@@ -345,7 +345,7 @@ class MessageStore {
             for (String[] key : keys) {
                 delete.setString(1, key[0]);
                 delete.setString(2, key[1]);
-                delete.setTimestamp(3, timestamp(now));
+                delete.setTimestamp(3, timestamp(now), Columns.utc());
                 forgotten += delete.executeUpdate();
             }
         }

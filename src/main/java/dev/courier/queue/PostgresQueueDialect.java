@@ -3,6 +3,7 @@ package dev.courier.queue;
 import static dev.courier.queue.MessageStore.instant;
 import static dev.courier.queue.MessageStore.timestamp;
 
+import dev.courier.platform.Columns;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -34,12 +35,12 @@ final class PostgresQueueDialect implements QueueDialect {
         Array delays = connection.createArrayOf("float8", seconds);
         try (PreparedStatement claim = connection.prepareStatement(QueueSql.CLAIM_POSTGRESQL)) {
             claim.setString(1, queue.name().value());
-            claim.setTimestamp(2, timestamp(now));
+            claim.setTimestamp(2, timestamp(now), Columns.utc());
             claim.setInt(3, queue.maxAttempts());
             claim.setInt(4, max);
             claim.setString(5, LeaseToken.nonce());
-            claim.setTimestamp(6, timestamp(expiry));
-            claim.setTimestamp(7, timestamp(expiry));
+            claim.setTimestamp(6, timestamp(expiry), Columns.utc());
+            claim.setTimestamp(7, timestamp(expiry), Columns.utc());
             claim.setArray(8, delays);
             List<Claimed> claimed = new ArrayList<>();
             try (ResultSet rows = claim.executeQuery()) {
@@ -77,9 +78,9 @@ final class PostgresQueueDialect implements QueueDialect {
             insert.setString(1, queue.value());
             insert.setString(2, key);
             insert.setString(3, messageId);
-            insert.setTimestamp(4, timestamp(deliverAt));
-            insert.setTimestamp(5, timestamp(expiresAt));
-            insert.setTimestamp(6, timestamp(now));
+            insert.setTimestamp(4, timestamp(deliverAt), Columns.utc());
+            insert.setTimestamp(5, timestamp(expiresAt), Columns.utc());
+            insert.setTimestamp(6, timestamp(now), Columns.utc());
             try (ResultSet rows = insert.executeQuery()) {
                 if (rows.next()) {
                     return Optional.empty();

@@ -2,6 +2,7 @@ package dev.courier.queue;
 
 import static dev.courier.queue.MessageStore.timestamp;
 
+import dev.courier.platform.Columns;
 import dev.courier.platform.ProblemException;
 import jakarta.ejb.Stateless;
 import jakarta.inject.Inject;
@@ -116,7 +117,11 @@ public class QueueMessages {
         List<MessageView> messages = new ArrayList<>();
         try (PreparedStatement select = connection.prepareStatement(sql.toString())) {
             for (int i = 0; i < params.size(); i++) {
-                select.setObject(i + 1, params.get(i));
+                if (params.get(i) instanceof java.sql.Timestamp time) {
+                    select.setTimestamp(i + 1, time, Columns.utc());
+                } else {
+                    select.setObject(i + 1, params.get(i));
+                }
             }
             select.setMaxRows(limit + 1);
             try (ResultSet rows = select.executeQuery()) {

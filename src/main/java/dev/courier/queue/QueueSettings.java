@@ -49,4 +49,9 @@ class QueueSettings {
     @Inject
     @ConfigProperty(name = "courier.queue.cross-server-wake-ups", defaultValue = "true")
     boolean crossServerWakeUps;
+
+    /** The least time between two wake-ups of one queue sent to other servers; sends in between share one. */
+    @Inject
+    @ConfigProperty(name = "courier.queue.wake-up-interval", defaultValue = "PT0.02S")
+    Duration wakeUpInterval;
 }

@@ -3,6 +3,7 @@ package dev.courier.queue;
 import static dev.courier.queue.MessageStore.instant;
 import static dev.courier.queue.MessageStore.timestamp;
 
+import dev.courier.platform.Columns;
 import dev.courier.platform.ProblemException;
 import jakarta.ejb.Stateless;
 import jakarta.inject.Inject;
@@ -54,7 +55,7 @@ public class Queues {
                         + "max_attempts = ?, backoff_initial_ms = ?, backoff_multiplier = ?, backoff_max_ms = ?, "
                         + "updated_at = ? WHERE name = ?")) {
                     bind(update, spec);
-                    update.setTimestamp(6, timestamp(now));
+                    update.setTimestamp(6, timestamp(now), Columns.utc());
                     update.setString(7, spec.name().value());
                     update.executeUpdate();
                 }
@@ -73,8 +74,8 @@ public class Queues {
                     + "max_attempts, backoff_initial_ms, backoff_multiplier, backoff_max_ms, created_at, updated_at, "
                     + "name) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
                 bind(insert, spec);
-                insert.setTimestamp(6, timestamp(now));
-                insert.setTimestamp(7, timestamp(now));
+                insert.setTimestamp(6, timestamp(now), Columns.utc());
+                insert.setTimestamp(7, timestamp(now), Columns.utc());
                 insert.setString(8, spec.name().value());
                 insert.executeUpdate();
             } catch (SQLException e) {

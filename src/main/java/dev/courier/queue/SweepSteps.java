@@ -2,6 +2,7 @@ package dev.courier.queue;
 
 import static dev.courier.queue.MessageStore.timestamp;
 
+import dev.courier.platform.Columns;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
@@ -36,10 +37,10 @@ class SweepSteps {
                         + "expires_at = ? WHERE name = ? AND (owner = ? OR expires_at <= ?)")) {
             Instant now = store.now(connection);
             take.setString(1, owner);
-            take.setTimestamp(2, timestamp(now.plus(ttl)));
+            take.setTimestamp(2, timestamp(now.plus(ttl)), Columns.utc());
             take.setString(3, JOB);
             take.setString(4, owner);
-            take.setTimestamp(5, timestamp(now));
+            take.setTimestamp(5, timestamp(now), Columns.utc());
             return take.executeUpdate() == 1 ? Optional.of(now) : Optional.empty();
         } catch (SQLException e) {
             throw new IllegalStateException("taking the sweeper's turn failed", e);
@@ -87,12 +88,12 @@ class SweepSteps {
                     PreparedStatement prune = connection.prepareStatement(
                             "DELETE FROM courier_sweep_run WHERE started_at < ?")) {
                 insert.setString(1, owner);
-                insert.setTimestamp(2, timestamp(started));
-                insert.setTimestamp(3, timestamp(finished));
+                insert.setTimestamp(2, timestamp(started), Columns.utc());
+                insert.setTimestamp(3, timestamp(finished), Columns.utc());
                 insert.setInt(4, movedDead);
                 insert.setInt(5, purged);
                 insert.executeUpdate();
-                prune.setTimestamp(1, timestamp(finished.minus(keep)));
+                prune.setTimestamp(1, timestamp(finished.minus(keep)), Columns.utc());
                 prune.executeUpdate();
             }
             return new Sweeper.Run(owner, started, finished, movedDead, purged);

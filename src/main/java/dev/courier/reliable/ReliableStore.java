@@ -62,7 +62,7 @@ class ReliableStore {
                 + "notification_url = ?, updated_at = ? WHERE name = ?")) {
             update.setString(1, checkBack.toString());
             update.setString(2, notification == null ? null : notification.toString());
-            update.setTimestamp(3, ts(now));
+            update.setTimestamp(3, ts(now), Columns.utc());
             update.setString(4, name);
             if (update.executeUpdate() == 1) {
                 return false;
@@ -73,8 +73,8 @@ class ReliableStore {
             insert.setString(1, name);
             insert.setString(2, checkBack.toString());
             insert.setString(3, notification == null ? null : notification.toString());
-            insert.setTimestamp(4, ts(now));
-            insert.setTimestamp(5, ts(now));
+            insert.setTimestamp(4, ts(now), Columns.utc());
+            insert.setTimestamp(5, ts(now), Columns.utc());
             insert.executeUpdate();
             return true;
         }
@@ -116,7 +116,7 @@ class ReliableStore {
         long due;
         try (PreparedStatement select = c.prepareStatement("SELECT COUNT(*), SUM(CASE WHEN next_check_at <= ? THEN 1 "
                 + "ELSE 0 END) FROM courier_rm_message WHERE producer = ? AND state = 'PENDING'")) {
-            select.setTimestamp(1, ts(now));
+            select.setTimestamp(1, ts(now), Columns.utc());
             select.setString(2, producer);
             try (ResultSet rows = select.executeQuery()) {
                 rows.next();
@@ -141,7 +141,7 @@ class ReliableStore {
                 + "delivery_timeout_ms = ?, updated_at = ? WHERE topic = ? AND name = ?")) {
             update.setInt(1, s.retryLimit());
             update.setLong(2, s.deliveryTimeout().toMillis());
-            update.setTimestamp(3, ts(now));
+            update.setTimestamp(3, ts(now), Columns.utc());
             update.setString(4, s.topic());
             update.setString(5, s.name());
             if (update.executeUpdate() == 1) {
@@ -154,8 +154,8 @@ class ReliableStore {
             insert.setString(2, s.name());
             insert.setInt(3, s.retryLimit());
             insert.setLong(4, s.deliveryTimeout().toMillis());
-            insert.setTimestamp(5, ts(now));
-            insert.setTimestamp(6, ts(now));
+            insert.setTimestamp(5, ts(now), Columns.utc());
+            insert.setTimestamp(6, ts(now), Columns.utc());
             insert.executeUpdate();
             return true;
         }
@@ -191,13 +191,13 @@ class ReliableStore {
             insert.setString(5, m.payload());
             insert.setString(6, m.headers());
             insert.setLong(7, m.checkBackMs());
-            insert.setTimestamp(8, ts(m.deliverAt()));
+            insert.setTimestamp(8, ts(m.deliverAt()), Columns.utc());
             insert.setInt(9, m.checks());
-            insert.setTimestamp(10, ts(m.nextCheckAt()));
+            insert.setTimestamp(10, ts(m.nextCheckAt()), Columns.utc());
             insert.setString(11, m.lastError());
             insert.setLong(12, m.version());
-            insert.setTimestamp(13, ts(m.createdAt()));
-            insert.setTimestamp(14, ts(m.updatedAt()));
+            insert.setTimestamp(13, ts(m.createdAt()), Columns.utc());
+            insert.setTimestamp(14, ts(m.updatedAt()), Columns.utc());
             insert.executeUpdate();
         }
     }
@@ -235,9 +235,9 @@ class ReliableStore {
             update.setString(1, state.name());
             update.setString(2, payload);
             update.setString(3, headers);
-            update.setTimestamp(4, state == MessageState.PENDING ? ts(now) : null);
-            update.setTimestamp(5, ts(now));
-            update.setTimestamp(6, finished ? ts(now) : null);
+            update.setTimestamp(4, state == MessageState.PENDING ? ts(now) : null, Columns.utc());
+            update.setTimestamp(5, ts(now), Columns.utc());
+            update.setTimestamp(6, finished ? ts(now) : null, Columns.utc());
             update.setString(7, m.id());
             update.executeUpdate();
         }
@@ -317,7 +317,7 @@ class ReliableStore {
         try (PreparedStatement select = c.prepareStatement("SELECT m.id, m.producer, p.check_back_url, m.checks, "
                 + "m.version FROM courier_rm_message m JOIN courier_rm_producer p ON p.name = m.producer "
                 + "WHERE m.state = 'PENDING' AND m.next_check_at <= ? ORDER BY m.next_check_at FETCH FIRST ? ROWS ONLY")) {
-            select.setTimestamp(1, ts(now));
+            select.setTimestamp(1, ts(now), Columns.utc());
             select.setInt(2, limit);
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
@@ -330,7 +330,7 @@ class ReliableStore {
         try (PreparedStatement claim = c.prepareStatement("UPDATE courier_rm_message SET next_check_at = ?, "
                 + "version = version + 1 WHERE id = ? AND version = ? AND state = 'PENDING'")) {
             for (ClaimedCheck check : due) {
-                claim.setTimestamp(1, ts(leaseUntil));
+                claim.setTimestamp(1, ts(leaseUntil), Columns.utc());
                 claim.setString(2, check.id());
                 claim.setLong(3, check.version());
                 if (exactlyOneOrNone(claim.executeUpdate())) {
@@ -348,10 +348,10 @@ class ReliableStore {
         try (PreparedStatement update = c.prepareStatement("UPDATE courier_rm_message SET next_check_at = ?, "
                 + "checks = checks + ?, last_error = ?, updated_at = ?, version = version + 1 "
                 + "WHERE id = ? AND version = ? AND state = 'PENDING'")) {
-            update.setTimestamp(1, ts(next));
+            update.setTimestamp(1, ts(next), Columns.utc());
             update.setInt(2, counted ? 1 : 0);
             update.setString(3, Content.error(error));
-            update.setTimestamp(4, ts(now));
+            update.setTimestamp(4, ts(now), Columns.utc());
             update.setString(5, check.id());
             update.setLong(6, check.version());
             return exactlyOneOrNone(update.executeUpdate());
@@ -370,7 +370,7 @@ class ReliableStore {
                 insert.setString(2, s.name());
                 insert.setInt(3, s.retryLimit());
                 insert.setLong(4, s.deliveryTimeout().toMillis());
-                insert.setTimestamp(5, ts(nextAttemptBase.plus(s.deliveryTimeout())));
+                insert.setTimestamp(5, ts(nextAttemptBase.plus(s.deliveryTimeout())), Columns.utc());
                 insert.addBatch();
             }
             insert.executeBatch();
@@ -420,9 +420,9 @@ class ReliableStore {
                 + "WHERE message_id = ? AND subscriber = ? AND version = ?")) {
             update.setString(1, state.name());
             update.setInt(2, attempts);
-            update.setTimestamp(3, ts(nextAttemptAt));
+            update.setTimestamp(3, ts(nextAttemptAt), Columns.utc());
             update.setString(4, Content.error(error));
-            update.setTimestamp(5, ts(consumedAt));
+            update.setTimestamp(5, ts(consumedAt), Columns.utc());
             update.setString(6, d.messageId());
             update.setString(7, d.subscriber());
             update.setLong(8, d.version());
@@ -445,7 +445,7 @@ class ReliableStore {
     List<DeliveryRow> dueDeliveries(Connection c, Instant now, int limit) throws SQLException {
         try (PreparedStatement select = c.prepareStatement("SELECT " + DELIVERY_COLUMNS + " FROM courier_rm_delivery "
                 + "WHERE state = 'DELIVERED' AND next_attempt_at <= ? ORDER BY next_attempt_at FETCH FIRST ? ROWS ONLY")) {
-            select.setTimestamp(1, ts(now));
+            select.setTimestamp(1, ts(now), Columns.utc());
             select.setInt(2, limit);
             try (ResultSet rows = select.executeQuery()) {
                 List<DeliveryRow> found = new ArrayList<>();
@@ -465,7 +465,7 @@ class ReliableStore {
                 + "changed_at, from_state, to_state, reason, server_name) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
             insert.setString(1, messageId);
             insert.setString(2, subscriber);
-            insert.setTimestamp(3, ts(at));
+            insert.setTimestamp(3, ts(at), Columns.utc());
             insert.setString(4, from == null ? null : from.name());
             insert.setString(5, to.name());
             insert.setString(6, Content.error(reason));
@@ -502,8 +502,8 @@ class ReliableStore {
             insert.setString(4, subscriber);
             insert.setString(5, kind);
             insert.setString(6, body);
-            insert.setTimestamp(7, ts(now));
-            insert.setTimestamp(8, ts(now));
+            insert.setTimestamp(7, ts(now), Columns.utc());
+            insert.setTimestamp(8, ts(now), Columns.utc());
             insert.executeUpdate();
         }
     }
@@ -517,7 +517,7 @@ class ReliableStore {
         try (PreparedStatement select = c.prepareStatement("SELECT n.id, p.notification_url, n.body, n.attempts, "
                 + "n.version FROM courier_rm_notice n JOIN courier_rm_producer p ON p.name = n.producer "
                 + "WHERE n.sent_at IS NULL AND n.next_attempt_at <= ? ORDER BY n.next_attempt_at FETCH FIRST ? ROWS ONLY")) {
-            select.setTimestamp(1, ts(now));
+            select.setTimestamp(1, ts(now), Columns.utc());
             select.setInt(2, limit);
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
@@ -531,7 +531,7 @@ class ReliableStore {
         try (PreparedStatement claim = c.prepareStatement("UPDATE courier_rm_notice SET next_attempt_at = ?, "
                 + "version = version + 1 WHERE id = ? AND version = ? AND sent_at IS NULL")) {
             for (ClaimedNotice notice : due) {
-                claim.setTimestamp(1, ts(leaseUntil));
+                claim.setTimestamp(1, ts(leaseUntil), Columns.utc());
                 claim.setString(2, notice.id());
                 claim.setLong(3, notice.version());
                 if (exactlyOneOrNone(claim.executeUpdate())) {
@@ -549,8 +549,8 @@ class ReliableStore {
         try (PreparedStatement update = c.prepareStatement("UPDATE courier_rm_notice SET sent_at = ?, "
                 + "next_attempt_at = ?, attempts = attempts + 1, last_error = ?, version = version + 1 "
                 + "WHERE id = ? AND version = ?")) {
-            update.setTimestamp(1, sent ? ts(now) : null);
-            update.setTimestamp(2, sent ? null : ts(next));
+            update.setTimestamp(1, sent ? ts(now) : null, Columns.utc());
+            update.setTimestamp(2, sent ? null : ts(next), Columns.utc());
             update.setString(3, Content.error(error));
             update.setString(4, notice.id());
             update.setLong(5, notice.version());
@@ -566,12 +566,12 @@ class ReliableStore {
         for (String table : List.of("courier_rm_history", "courier_rm_notice")) {
             try (PreparedStatement delete = c.prepareStatement(
                     "DELETE FROM " + table + " WHERE message_id IN (" + finished + ")")) {
-                delete.setTimestamp(1, ts(before));
+                delete.setTimestamp(1, ts(before), Columns.utc());
                 delete.executeUpdate();
             }
         }
         try (PreparedStatement delete = c.prepareStatement("DELETE FROM courier_rm_message WHERE finished_at < ?")) {
-            delete.setTimestamp(1, ts(before));
+            delete.setTimestamp(1, ts(before), Columns.utc());
             return delete.executeUpdate();
         }
     }

@@ -44,7 +44,7 @@ public class Inventory {
                 insert.setString(2, order.sku());
                 insert.setInt(3, order.quantity());
                 insert.setString(4, order.mode().wire());
-                insert.setTimestamp(5, Columns.timestamp(clock.instant()));
+                insert.setTimestamp(5, Columns.timestamp(clock.instant()), Columns.utc());
                 insert.executeUpdate();
             }
             return OrderState.RESERVED;

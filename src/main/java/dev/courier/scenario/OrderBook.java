@@ -30,8 +30,8 @@ class OrderBook {
             insert.setString(3, order.sku());
             insert.setInt(4, order.quantity());
             insert.setString(5, state.name());
-            insert.setTimestamp(6, Columns.timestamp(clock.instant()));
-            insert.setTimestamp(7, state == OrderState.PLACED ? null : Columns.timestamp(clock.instant()));
+            insert.setTimestamp(6, Columns.timestamp(clock.instant()), Columns.utc());
+            insert.setTimestamp(7, state == OrderState.PLACED ? null : Columns.timestamp(clock.instant()), Columns.utc());
             insert.executeUpdate();
         } catch (SQLException e) {
             throw new IllegalStateException("writing the order failed", e);
@@ -43,7 +43,7 @@ class OrderBook {
         try (Connection c = dataSource.getConnection(); PreparedStatement update = c.prepareStatement(
                 "UPDATE scenario_order SET state = ?, settled_at = ? WHERE id = ? AND state = 'PLACED'")) {
             update.setString(1, outcome.name());
-            update.setTimestamp(2, Columns.timestamp(clock.instant()));
+            update.setTimestamp(2, Columns.timestamp(clock.instant()), Columns.utc());
             update.setString(3, orderId);
             update.executeUpdate();
         } catch (SQLException e) {

@@ -41,7 +41,7 @@ class QueueWorkerSteps {
                     "INSERT INTO scenario_inbox (order_id, outcome, created_at) VALUES (?, ?, ?)")) {
                 insert.setString(1, order.id());
                 insert.setString(2, outcome.name());
-                insert.setTimestamp(3, Columns.timestamp(clock.instant()));
+                insert.setTimestamp(3, Columns.timestamp(clock.instant()), Columns.utc());
                 insert.executeUpdate();
             }
             return outcome;

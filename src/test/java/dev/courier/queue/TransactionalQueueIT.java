@@ -484,6 +484,58 @@ class TransactionalQueueIT {
     }
 
     @Test
+    void should_receive_in_the_transaction_that_sent_while_others_claim_the_queue() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean claiming = new java.util.concurrent.atomic.AtomicBoolean(true);
+        List<RuntimeException> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicInteger acked = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.CompletableFuture<Void> other = java.util.concurrent.CompletableFuture.runAsync(() -> {
+            while (claiming.get()) {
+                try {
+                    for (Delivery delivery : queue.receive(name, 10)) {
+                        queue.ack(delivery.leaseToken());
+                        acked.incrementAndGet();
+                    }
+                } catch (RuntimeException e) {
+                    failures.add(e);
+                }
+            }
+        }, executor);
+        try {
+            for (int i = 0; i < 20; i++) {
+                transaction.begin();
+                queue.send(name, Payload.json(Integer.toString(i)), SendOptions.now());
+                // Another claimer may see this uncommitted row and wait for it; it must not make us wait.
+                for (Delivery delivery : queue.receive(name, 10)) {
+                    queue.ack(delivery.leaseToken());
+                    acked.incrementAndGet();
+                }
+                transaction.commit();
+            }
+        } finally {
+            claiming.set(false);
+            other.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        assertEquals(List.of(), failures, "the other claimer never failed (no lock timeout, no deadlock)");
+        for (Delivery delivery : queue.receive(name, 20)) {
+            queue.ack(delivery.leaseToken());
+            acked.incrementAndGet();
+        }
+        assertEquals(20, acked.get(), "every message acknowledged once");
+    }
+
+    @Test
+    void should_keep_instants_an_hour_apart_when_daylight_saving_repeats_the_hour() {
+        // 00:30 and 01:30 UTC on 2026-10-25 are both 02:30 in Berlin, where the test servers run (TZ in the pom).
+        Instant first = Instant.parse("2026-10-25T00:30:00Z");
+        Instant second = Instant.parse("2026-10-25T01:30:00Z");
+        Sent a = queue.send(name, Payload.json("1"), SendOptions.now().at(first));
+        Sent b = queue.send(name, Payload.json("2"), SendOptions.now().at(second));
+
+        assertEquals(first, messages.get(name, a.id()).orElseThrow().deliverAt());
+        assertEquals(second, messages.get(name, b.id()).orElseThrow().deliverAt());
+    }
+
+    @Test
     void should_ack_and_resend_in_one_transaction() throws Exception {
         queue.send(name, Payload.json("\"step 1\""), SendOptions.now());
         Delivery delivery = queue.receive(name, 1).get(0);
@@ -622,7 +674,15 @@ class TransactionalQueueIT {
     }
 
     private Instant deliverAt(String id) throws Exception {
-        return ((Timestamp) scalar("SELECT deliver_at FROM courier_message WHERE id = ?", id)).toInstant();
+        try (Connection connection = dataSource.getConnection();
+                PreparedStatement select = connection.prepareStatement(
+                        "SELECT deliver_at FROM courier_message WHERE id = ?")) {
+            select.setString(1, id);
+            try (ResultSet rows = select.executeQuery()) {
+                rows.next();
+                return dev.courier.platform.Columns.instant(rows, 1); // as Courier reads it: in UTC
+            }
+        }
     }
 
     private void insertBusinessRow(String body) throws Exception {
