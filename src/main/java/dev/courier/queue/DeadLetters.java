@@ -1,17 +1,12 @@
 package dev.courier.queue;
 
-import static dev.courier.queue.MessageStore.timestamp;
-
-import dev.courier.platform.Columns;
 import dev.courier.platform.ProblemException;
 import jakarta.ejb.Stateless;
 import jakarta.inject.Inject;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -25,6 +20,12 @@ public class DeadLetters {
 
     /** Ids a replay or purge of a whole queue reads at a time. */
     private static final int PAGE = 1000;
+
+    @Inject
+    private QueueDatabase database;
+
+    @Inject
+    private QueueStore queues;
 
     @Inject
     private MessageStore store;
@@ -66,35 +67,23 @@ public class DeadLetters {
         if (editedPayload != null && editedPayload.size() > settings.maxPayloadBytes) {
             throw new PayloadTooLargeException(editedPayload.size(), settings.maxPayloadBytes);
         }
-        try (Connection connection = store.connection()) {
-            Instant now = store.requireQueue(connection, queue).now();
+        try (Connection connection = database.connection()) {
+            Instant now = queues.requireQueue(connection, queue).now();
             int replayed = 0;
-            try (PreparedStatement update = connection.prepareStatement("UPDATE courier_message SET state = 'READY', "
-                    + "deliver_at = ?, attempt = 0, dead_at = NULL, version = version + 1 "
-                    + "WHERE id = ? AND queue = ? AND state = 'DEAD'")) {
-                // In id order, a page at a time: two replays or purges lock rows in one order, and replaying a
-                // whole queue never holds every id in memory.
-                List<String> page = ids.isEmpty() ? deadIds(connection, queue, null) : ids.stream().distinct().sorted().toList();
-                while (!page.isEmpty()) {
-                    for (String id : page) {
-                        Duration offset = ratePerSecond == null ? Duration.ZERO
-                                : Duration.ofNanos((long) (replayed * 1_000_000_000L / ratePerSecond));
-                        update.setTimestamp(1, timestamp(now.plus(offset)), Columns.utc());
-                        update.setString(2, id);
-                        update.setString(3, queue.value());
-                        replayed += update.executeUpdate();
-                    }
-                    page = ids.isEmpty() ? deadIds(connection, queue, page.get(page.size() - 1)) : List.of();
+            // In id order, a page at a time: two replays or purges lock rows in one order, and replaying a whole
+            // queue never holds every id in memory.
+            List<String> page = ids.isEmpty() ? store.deadIds(connection, queue, null, PAGE)
+                    : ids.stream().distinct().sorted().toList();
+            while (!page.isEmpty()) {
+                for (String id : page) {
+                    Duration offset = ratePerSecond == null ? Duration.ZERO
+                            : Duration.ofNanos((long) (replayed * 1_000_000_000L / ratePerSecond));
+                    replayed += store.revive(connection, queue, id, now.plus(offset));
                 }
+                page = ids.isEmpty() ? store.deadIds(connection, queue, page.get(page.size() - 1), PAGE) : List.of();
             }
             if (editedPayload != null && replayed == 1) {
-                try (PreparedStatement edit = connection.prepareStatement(
-                        "UPDATE courier_message SET payload_type = ?, payload = ? WHERE id = ?")) {
-                    edit.setString(1, editedPayload.type().name());
-                    edit.setBytes(2, editedPayload.bytes());
-                    edit.setString(3, ids.get(0));
-                    edit.executeUpdate();
-                }
+                store.replacePayload(connection, ids.get(0), editedPayload);
             }
             return replayed;
         } catch (SQLException e) {
@@ -109,49 +98,20 @@ public class DeadLetters {
      * @return how many were purged
      */
     public int purge(QueueName queue, List<String> ids) {
-        try (Connection connection = store.connection()) {
-            store.requireQueue(connection, queue);
+        try (Connection connection = database.connection()) {
+            queues.requireQueue(connection, queue);
             if (!ids.isEmpty()) {
-                return delete(connection, queue, ids.stream().distinct().sorted().toList());
+                // Sorted: two purges lock rows in one order, never deadlock.
+                return store.deleteDead(connection, queue, ids.stream().distinct().sorted().toList());
             }
             int purged = 0;
-            for (List<String> page = deadIds(connection, queue, null); !page.isEmpty();
-                    page = deadIds(connection, queue, page.get(page.size() - 1))) {
-                purged += delete(connection, queue, page);
+            for (List<String> page = store.deadIds(connection, queue, null, PAGE); !page.isEmpty();
+                    page = store.deadIds(connection, queue, page.get(page.size() - 1), PAGE)) {
+                purged += store.deleteDead(connection, queue, page);
             }
             return purged;
         } catch (SQLException e) {
             throw new IllegalStateException("purge on " + queue + " failed", e);
-        }
-    }
-
-    /** Deletes in the order given, which callers sort by id: two purges lock rows in one order, never deadlock. */
-    private static int delete(Connection connection, QueueName queue, List<String> ids) throws SQLException {
-        int purged = 0;
-        try (PreparedStatement delete = connection.prepareStatement(
-                "DELETE FROM courier_message WHERE id = ? AND queue = ? AND state = 'DEAD'")) {
-            for (String id : ids) {
-                delete.setString(1, id);
-                delete.setString(2, queue.value());
-                purged += delete.executeUpdate();
-            }
-        }
-        return purged;
-    }
-
-    /** A page of the queue's dead message ids after {@code after} (null: from the first), in id order. */
-    private static List<String> deadIds(Connection connection, QueueName queue, String after) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement("SELECT id FROM courier_message "
-                + "WHERE queue = ? AND state = 'DEAD' AND id > ? ORDER BY id FETCH FIRST " + PAGE + " ROWS ONLY")) {
-            select.setString(1, queue.value());
-            select.setString(2, after == null ? "" : after);
-            List<String> ids = new ArrayList<>();
-            try (var rows = select.executeQuery()) {
-                while (rows.next()) {
-                    ids.add(rows.getString(1));
-                }
-            }
-            return ids;
         }
     }
 }

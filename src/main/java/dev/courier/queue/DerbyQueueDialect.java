@@ -1,7 +1,7 @@
 package dev.courier.queue;
 
-import static dev.courier.queue.MessageStore.instant;
-import static dev.courier.queue.MessageStore.timestamp;
+import static dev.courier.platform.Columns.instant;
+import static dev.courier.platform.Columns.timestamp;
 
 import dev.courier.platform.Columns;
 import java.sql.Connection;
@@ -128,7 +128,7 @@ final class DerbyQueueDialect implements QueueDialect {
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
                     candidates.add(new Candidate(rows.getString(1), rows.getLong(2), rows.getInt(3), instant(rows, 4),
-                            MessageStore.payload(rows, 5, 6), Headers.decode(rows.getString(7))));
+                            Payload.read(rows, 5, 6), Headers.decode(rows.getString(7))));
                 }
             }
             return candidates;
@@ -155,7 +155,7 @@ final class DerbyQueueDialect implements QueueDialect {
             Instant deliverAt, Instant now, Instant expiresAt) throws SQLException {
         try (PreparedStatement renew = connection.prepareStatement("""
                 UPDATE courier_idempotency_key SET message_id = ?, deliver_at = ?, expires_at = ?
-                WHERE queue = ? AND idem_key = ?""" + " AND " + MessageStore.KEY_RELEASED)) {
+                WHERE queue = ? AND idem_key = ?""" + " AND " + KEY_RELEASED)) {
             renew.setString(1, messageId);
             renew.setTimestamp(2, timestamp(deliverAt), Columns.utc());
             renew.setTimestamp(3, timestamp(expiresAt), Columns.utc());
@@ -181,7 +181,7 @@ final class DerbyQueueDialect implements QueueDialect {
                 throw e;
             }
             // Taken by a concurrent send. Derby fails only the statement, not the transaction: ours goes on.
-            return MessageStore.boundKey(connection, queue, key);
+            return boundKey(connection, queue, key);
         }
     }
 

@@ -1,31 +1,25 @@
 package dev.courier.queue;
 
+import static dev.courier.platform.Columns.instant;
+import static dev.courier.platform.Columns.timestamp;
+
 import dev.courier.platform.Columns;
-import dev.courier.platform.Dialect;
-import dev.courier.platform.SchemaMigration;
-import dev.courier.platform.TimeShift;
-import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
-import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import javax.sql.DataSource;
 
 /**
- * The SQL of the transactional queue, over {@code jdbc/courier}. Every method runs in the caller's JTA
- * transaction (the container enlists the connection). Times are the database's: an operation reads the
- * database's clock with the queue's settings ({@link #requireQueue}) and writes and compares with that time, so
- * that all servers agree on what "now" is whatever their own clocks say (embedded Derby lives in the server's
- * JVM, so there the server's clock is the database's). Tests move it with {@link TimeShift}.
+ * The rows of messages ({@code courier_message}) and of idempotency keys: every statement on them that is the
+ * same on both databases (the claim and key registration differ: {@link QueueDialect}). Every method runs in the
+ * caller's transaction on the connection it is given, with the times it is given (the database's:
+ * {@link QueueDatabase}); none decides policy.
  */
 @ApplicationScoped
 class MessageStore {
@@ -33,87 +27,8 @@ class MessageStore {
     static final String COLUMNS = "id, queue, state, deliver_at, attempt, lease_token, lease_expires_at, version, "
             + "idempotency_key, payload_type, payload, headers, created_at, last_error, dead_at, history";
 
-    @Resource(lookup = "jdbc/courier")
-    private DataSource dataSource;
-
     @Inject
-    private SchemaMigration schema;
-
-    @Inject
-    private Clock clock;
-
-    @Inject
-    private TimeShift shift;
-
-    private volatile QueueDialect dialect;
-
-    Connection connection() throws SQLException {
-        return dataSource.getConnection();
-    }
-
-    QueueDialect dialect() {
-        QueueDialect current = dialect;
-        if (current == null) {
-            current = schema.dialect() == Dialect.POSTGRESQL ? new PostgresQueueDialect() : new DerbyQueueDialect();
-            dialect = current;
-        }
-        return current;
-    }
-
-    // --- queues
-
-
-    List<QueueSpec> queues(Connection connection) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement(QueueSql.SELECT_QUEUES + " ORDER BY name");
-                ResultSet rows = select.executeQuery()) {
-            List<QueueSpec> queues = new ArrayList<>();
-            while (rows.next()) {
-                queues.add(spec(rows));
-            }
-            return queues;
-        }
-    }
-
-    /** A queue's settings and the database's time, read together at the start of an operation. */
-    record QueueNow(QueueSpec spec, Instant now) {
-    }
-
-    Optional<QueueNow> queue(Connection connection, QueueName name) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement(dialect().selectQueue())) {
-            select.setString(1, name.value());
-            try (ResultSet rows = select.executeQuery()) {
-                return rows.next() ? Optional.of(new QueueNow(spec(rows), shifted(instant(rows, 7))))
-                        : Optional.empty();
-            }
-        }
-    }
-
-    static QueueSpec spec(ResultSet rows) throws SQLException {
-        return new QueueSpec(QueueName.of(rows.getString(1)), Duration.ofMillis(rows.getLong(2)), rows.getInt(3),
-                new Backoff(Duration.ofMillis(rows.getLong(4)), rows.getDouble(5), Duration.ofMillis(rows.getLong(6))));
-    }
-
-    /** The queue's settings and the time. @throws QueueNotFoundException 404 when it does not exist */
-    QueueNow requireQueue(Connection connection, QueueName name) throws SQLException {
-        return queue(connection, name).orElseThrow(() -> new QueueNotFoundException(name));
-    }
-
-    /** The database's time, for an operation that reads no queue first. */
-    Instant now(Connection connection) throws SQLException {
-        String select = dialect().selectClock();
-        if (select == null) {
-            return clock.instant();
-        }
-        try (PreparedStatement query = connection.prepareStatement(select);
-                ResultSet rows = query.executeQuery()) {
-            rows.next();
-            return shifted(instant(rows, 1));
-        }
-    }
-
-    private Instant shifted(Instant database) {
-        return database == null ? clock.instant() : database.plus(shift.ahead());
-    }
+    private QueueDatabase database;
 
     // --- messages
 
@@ -152,7 +67,7 @@ class MessageStore {
     static StoredMessage stored(ResultSet rows) throws SQLException {
         return new StoredMessage(rows.getString(1), QueueName.of(rows.getString(2)), rows.getString(3),
                 instant(rows, 4), rows.getInt(5), rows.getString(6), instant(rows, 7), rows.getLong(8),
-                rows.getString(9), payload(rows, 10, 11), Headers.decode(rows.getString(12)), instant(rows, 13),
+                rows.getString(9), Payload.read(rows, 10, 11), Headers.decode(rows.getString(12)), instant(rows, 13),
                 rows.getString(14), instant(rows, 15), rows.getString(16));
     }
 
@@ -253,7 +168,7 @@ class MessageStore {
         // on every database.
         try (PreparedStatement select = connection.prepareStatement("SELECT " + COLUMNS + " FROM courier_message "
                 + "WHERE queue = ? AND state = 'READY' AND deliver_at <= ? AND attempt >= ? ORDER BY deliver_at "
-                + "FETCH FIRST " + limit + " ROWS ONLY" + dialect().skipLocked())) {
+                + "FETCH FIRST " + limit + " ROWS ONLY" + database.dialect().skipLocked())) {
             select.setString(1, queue.name().value());
             select.setTimestamp(2, timestamp(now), Columns.utc());
             select.setInt(3, queue.maxAttempts());
@@ -298,7 +213,7 @@ class MessageStore {
         List<String> ids = new ArrayList<>();
         try (PreparedStatement select = connection.prepareStatement("SELECT id FROM courier_message "
                 + "WHERE state = 'DEAD' AND dead_at < ? ORDER BY id FETCH FIRST " + limit + " ROWS ONLY"
-                + dialect().skipLocked())) {
+                + database.dialect().skipLocked())) {
             select.setTimestamp(1, timestamp(before), Columns.utc());
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
@@ -319,19 +234,12 @@ class MessageStore {
 
     // --- idempotency keys
 
-    /**
-     * Whether a key's binding may be dropped or taken over: its window is over and the message it names is gone
-     * (acked or purged). A message scheduled or retrying past the window keeps its key, so it cannot be sent twice.
-     */
-    static final String KEY_RELEASED = "courier_idempotency_key.expires_at <= ? AND NOT EXISTS "
-            + "(SELECT 1 FROM courier_message m WHERE m.id = courier_idempotency_key.message_id)";
-
-    /** Forgets up to {@code limit} released keys ({@link #KEY_RELEASED}). @return how many */
+    /** Forgets up to {@code limit} released keys ({@link QueueDialect#KEY_RELEASED}). @return how many */
     int forgetKeys(Connection connection, Instant now, int limit) throws SQLException {
         List<String[]> keys = new ArrayList<>();
         try (PreparedStatement select = connection.prepareStatement("SELECT queue, idem_key FROM "
-                + "courier_idempotency_key WHERE " + KEY_RELEASED + " ORDER BY queue, idem_key FETCH FIRST " + limit
-                + " ROWS ONLY" + dialect().skipLocked())) {
+                + "courier_idempotency_key WHERE " + QueueDialect.KEY_RELEASED + " ORDER BY queue, idem_key FETCH FIRST " + limit
+                + " ROWS ONLY" + database.dialect().skipLocked())) {
             select.setTimestamp(1, timestamp(now), Columns.utc());
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
@@ -341,7 +249,7 @@ class MessageStore {
         }
         int forgotten = 0;
         try (PreparedStatement delete = connection.prepareStatement("DELETE FROM courier_idempotency_key "
-                + "WHERE queue = ? AND idem_key = ? AND " + KEY_RELEASED)) {
+                + "WHERE queue = ? AND idem_key = ? AND " + QueueDialect.KEY_RELEASED)) {
             for (String[] key : keys) {
                 delete.setString(1, key[0]);
                 delete.setString(2, key[1]);
@@ -352,31 +260,125 @@ class MessageStore {
         return forgotten;
     }
 
-    static Optional<Sent> boundKey(Connection connection, QueueName queue, String key) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement("SELECT message_id, deliver_at "
-                + "FROM courier_idempotency_key WHERE queue = ? AND idem_key = ?")) {
-            select.setString(1, queue.value());
-            select.setString(2, key);
-            try (ResultSet rows = select.executeQuery()) {
-                if (!rows.next()) {
-                    throw new IllegalStateException("idempotency key " + key + " conflicted but is not bound");
-                }
-                return Optional.of(new Sent(rows.getString(1), instant(rows, 2), true));
-            }
+    // --- dead messages
+
+    /** Makes a dead message of the queue live again from {@code deliverAt}, attempts afresh. @return rows (0 or 1) */
+    int revive(Connection connection, QueueName queue, String id, Instant deliverAt) throws SQLException {
+        try (PreparedStatement update = connection.prepareStatement("UPDATE courier_message SET state = 'READY', "
+                + "deliver_at = ?, attempt = 0, dead_at = NULL, version = version + 1 "
+                + "WHERE id = ? AND queue = ? AND state = 'DEAD'")) {
+            update.setTimestamp(1, timestamp(deliverAt), Columns.utc());
+            update.setString(2, id);
+            update.setString(3, queue.value());
+            return update.executeUpdate();
         }
     }
 
-    // --- column helpers
-
-    static Timestamp timestamp(Instant instant) {
-        return Columns.timestamp(instant);
+    void replacePayload(Connection connection, String id, Payload payload) throws SQLException {
+        try (PreparedStatement edit = connection.prepareStatement(
+                "UPDATE courier_message SET payload_type = ?, payload = ? WHERE id = ?")) {
+            edit.setString(1, payload.type().name());
+            edit.setBytes(2, payload.bytes());
+            edit.setString(3, id);
+            edit.executeUpdate();
+        }
     }
 
-    static Instant instant(ResultSet rows, int column) throws SQLException {
-        return Columns.instant(rows, column);
+    /** Deletes the queue's dead messages among {@code ids}, in the order given. @return how many */
+    int deleteDead(Connection connection, QueueName queue, List<String> ids) throws SQLException {
+        int purged = 0;
+        try (PreparedStatement delete = connection.prepareStatement(
+                "DELETE FROM courier_message WHERE id = ? AND queue = ? AND state = 'DEAD'")) {
+            for (String id : ids) {
+                delete.setString(1, id);
+                delete.setString(2, queue.value());
+                purged += delete.executeUpdate();
+            }
+        }
+        return purged;
     }
 
-    static Payload payload(ResultSet rows, int typeColumn, int bytesColumn) throws SQLException {
-        return Payload.stored(PayloadType.valueOf(rows.getString(typeColumn)), rows.getBytes(bytesColumn));
+    /** Up to {@code limit} of the queue's dead message ids after {@code after} (null: from the first), by id. */
+    List<String> deadIds(Connection connection, QueueName queue, String after, int limit) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT id FROM courier_message "
+                + "WHERE queue = ? AND state = 'DEAD' AND id > ? ORDER BY id FETCH FIRST " + limit + " ROWS ONLY")) {
+            select.setString(1, queue.value());
+            select.setString(2, after == null ? "" : after);
+            List<String> ids = new ArrayList<>();
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    ids.add(rows.getString(1));
+                }
+            }
+            return ids;
+        }
+    }
+
+    /**
+     * Up to {@code limit} of the queue's messages matching {@code filter}, after the id {@code after} (null: from
+     * the first), by id; states are judged at {@code now}.
+     */
+    List<StoredMessage> page(Connection connection, QueueName queue, MessageFilter filter, String after, int limit,
+            Instant now) throws SQLException {
+        StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM courier_message WHERE queue = ?");
+        List<Object> params = new ArrayList<>();
+        params.add(queue.value());
+        if (filter.state() != null) {
+            // Fixed fragments only: the filter's values are bound, never spliced into the SQL.
+            switch (filter.state()) {
+                case DEAD -> sql.append(" AND state = 'DEAD'");
+                case LEASED -> sql.append(" AND state = 'READY' AND lease_expires_at > ?");
+                case READY -> sql.append(" AND state = 'READY' AND deliver_at <= ?");
+                case SCHEDULED -> sql.append(" AND state = 'READY' AND deliver_at > ?"
+                        + " AND (lease_expires_at IS NULL OR lease_expires_at <= ?)");
+                default -> throw new IllegalStateException("unexpected state " + filter.state());
+            }
+            switch (filter.state()) {
+                case LEASED, READY -> params.add(timestamp(now));
+                case SCHEDULED -> {
+                    params.add(timestamp(now));
+                    params.add(timestamp(now));
+                }
+                default -> { }
+            }
+        }
+        if (filter.deliverFrom() != null) {
+            sql.append(" AND deliver_at >= ?");
+            params.add(timestamp(filter.deliverFrom()));
+        }
+        if (filter.deliverTo() != null) {
+            sql.append(" AND deliver_at < ?");
+            params.add(timestamp(filter.deliverTo()));
+        }
+        if (filter.minAttempts() != null) {
+            sql.append(" AND attempt >= ?");
+            params.add(filter.minAttempts());
+        }
+        if (filter.key() != null) {
+            sql.append(" AND idempotency_key = ?");
+            params.add(filter.key());
+        }
+        if (after != null) {
+            sql.append(" AND id > ?");
+            params.add(after);
+        }
+        sql.append(" ORDER BY id");
+        List<StoredMessage> messages = new ArrayList<>();
+        try (PreparedStatement select = connection.prepareStatement(sql.toString())) {
+            for (int i = 0; i < params.size(); i++) {
+                if (params.get(i) instanceof java.sql.Timestamp time) {
+                    select.setTimestamp(i + 1, time, Columns.utc());
+                } else {
+                    select.setObject(i + 1, params.get(i));
+                }
+            }
+            select.setMaxRows(limit);
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    messages.add(stored(rows));
+                }
+            }
+        }
+        return messages;
     }
 }

@@ -88,4 +88,9 @@ public final class Payload {
     public String toString() {
         return type == PayloadType.JSON ? text() : "bytes[" + bytes.length + "]";
     }
+
+    /** The payload stored in a row's type and bytes columns. */
+    static Payload read(java.sql.ResultSet rows, int typeColumn, int bytesColumn) throws java.sql.SQLException {
+        return stored(PayloadType.valueOf(rows.getString(typeColumn)), rows.getBytes(bytesColumn));
+    }
 }

@@ -1,7 +1,7 @@
 package dev.courier.queue;
 
-import static dev.courier.queue.MessageStore.instant;
-import static dev.courier.queue.MessageStore.timestamp;
+import static dev.courier.platform.Columns.instant;
+import static dev.courier.platform.Columns.timestamp;
 
 import dev.courier.platform.Columns;
 import java.sql.Array;
@@ -21,7 +21,7 @@ final class PostgresQueueDialect implements QueueDialect {
     private static final String REGISTER_KEY = "INSERT INTO courier_idempotency_key (queue, idem_key, message_id, "
             + "deliver_at, expires_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (queue, idem_key) DO UPDATE "
             + "SET message_id = EXCLUDED.message_id, deliver_at = EXCLUDED.deliver_at, expires_at = EXCLUDED.expires_at "
-            + "WHERE " + MessageStore.KEY_RELEASED + " RETURNING message_id";
+            + "WHERE " + KEY_RELEASED + " RETURNING message_id";
 
     @Override
     public List<Claimed> claim(Connection connection, QueueSpec queue, int max, Duration lease, Instant now)
@@ -45,7 +45,7 @@ final class PostgresQueueDialect implements QueueDialect {
             List<Claimed> claimed = new ArrayList<>();
             try (ResultSet rows = claim.executeQuery()) {
                 while (rows.next()) {
-                    Delivery delivery = new Delivery(rows.getString(1), queue.name(), MessageStore.payload(rows, 5, 6),
+                    Delivery delivery = new Delivery(rows.getString(1), queue.name(), Payload.read(rows, 5, 6),
                             rows.getInt(2), rows.getString(3), instant(rows, 4), Headers.decode(rows.getString(7)));
                     claimed.add(new Claimed(delivery, instant(rows, 9)));
                 }
@@ -87,6 +87,6 @@ final class PostgresQueueDialect implements QueueDialect {
                 }
             }
         }
-        return MessageStore.boundKey(connection, queue, key);
+        return boundKey(connection, queue, key);
     }
 }

@@ -1,10 +1,14 @@
 package dev.courier.queue;
 
+import dev.courier.platform.Columns;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The two operations whose SQL differs between databases: claiming a batch of deliverable messages without two
@@ -21,11 +25,19 @@ interface QueueDialect {
             throws SQLException;
 
     /**
+     * Whether a key's binding may be dropped or taken over: its window is over and the message it names is gone
+     * (acked or purged). A message scheduled or retrying past the window keeps its key, so it cannot be sent twice.
+     * One parameter: now.
+     */
+    String KEY_RELEASED = "courier_idempotency_key.expires_at <= ? AND NOT EXISTS "
+            + "(SELECT 1 FROM courier_message m WHERE m.id = courier_idempotency_key.message_id)";
+
+    /**
      * Binds {@code key} to the new message unless a live binding exists.
      *
      * @return the existing binding when the key is taken within its window, else empty (the new binding is written)
      */
-    java.util.Optional<Sent> registerKey(Connection connection, QueueName queue, String key, String messageId,
+    Optional<Sent> registerKey(Connection connection, QueueName queue, String key, String messageId,
             Instant deliverAt, Instant now, Instant expiresAt) throws SQLException;
 
     /**
@@ -43,6 +55,21 @@ interface QueueDialect {
 
     /** The database's clock alone (one row, one column), or null where the server's clock is the database's. */
     String selectClock();
+
+    /** The message {@code key} is bound to, after a registration found it taken. */
+    default Optional<Sent> boundKey(Connection connection, QueueName queue, String key) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT message_id, deliver_at "
+                + "FROM courier_idempotency_key WHERE queue = ? AND idem_key = ?")) {
+            select.setString(1, queue.value());
+            select.setString(2, key);
+            try (ResultSet rows = select.executeQuery()) {
+                if (!rows.next()) {
+                    throw new IllegalStateException("idempotency key " + key + " conflicted but is not bound");
+                }
+                return Optional.of(new Sent(rows.getString(1), Columns.instant(rows, 2), true));
+            }
+        }
+    }
 
     /** A message leased by a claim; {@code previousExpiry} is set when the claim found an expired lease. */
     record Claimed(Delivery delivery, Instant previousExpiry) {

@@ -14,9 +14,6 @@ public final class QueueSql {
     public static final String SELECT_QUEUE = "SELECT name, lease_ms, max_attempts, backoff_initial_ms, "
             + "backoff_multiplier, backoff_max_ms, clock_timestamp() FROM courier_queue WHERE name = ?";
 
-    static final String SELECT_QUEUES = "SELECT name, lease_ms, max_attempts, backoff_initial_ms, "
-            + "backoff_multiplier, backoff_max_ms FROM courier_queue";
-
     /**
      * Enqueues one message (batched). Parameters: id, queue, deliver_at, idempotency key, payload type, payload,
      * headers, created_at.

@@ -46,10 +46,6 @@ public class Sweeper {
     static final int PAGE = 500;
     private static final int MAX_PAGES = 100;
 
-    /** One finished sweep, in database time. */
-    public record Run(String owner, Instant started, Instant finished, int movedDead, int purged) {
-    }
-
     @Resource
     private TimerService timers;
 
@@ -99,7 +95,7 @@ public class Sweeper {
      * @return the sweep, or empty when another server holds the sweeper's turn
      */
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
-    public Optional<Run> sweep() {
+    public Optional<SweepRun> sweep() {
         Optional<Instant> turn = steps.takeTurn(owner, settings.sweepInterval.multipliedBy(3));
         if (turn.isEmpty()) {
             return Optional.empty();

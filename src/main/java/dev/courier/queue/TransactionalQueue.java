@@ -1,9 +1,7 @@
 package dev.courier.queue;
 
-import dev.courier.platform.FaultInjection;
 import dev.courier.platform.ProblemException;
 import jakarta.annotation.Resource;
-import jakarta.ejb.SessionContext;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
@@ -13,7 +11,6 @@ import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -44,10 +41,17 @@ import java.util.concurrent.ThreadLocalRandom;
 @Stateless
 public class TransactionalQueue {
 
-    static final String AFTER_CLAIM = "queue.receive.after-claim";
+    @Inject
+    private QueueDatabase database;
+
+    @Inject
+    private QueueStore queues;
 
     @Inject
     private MessageStore store;
+
+    @Inject
+    private Claims claims;
 
     @Inject
     private QueueSettings settings;
@@ -61,14 +65,8 @@ public class TransactionalQueue {
     @Inject
     private WakeUps wakeUps;
 
-    @Inject
-    private FaultInjection faults;
-
     @Resource
     private TransactionSynchronizationRegistry transactions;
-
-    @Resource
-    private SessionContext context;
 
     /**
      * Sends one message in the current transaction.
@@ -96,8 +94,8 @@ public class TransactionalQueue {
                 throw new PayloadTooLargeException(message.payload().size(), settings.maxPayloadBytes);
             }
         }
-        try (Connection connection = store.connection()) {
-            Instant now = store.requireQueue(connection, queue).now();
+        try (Connection connection = database.connection()) {
+            Instant now = queues.requireQueue(connection, queue).now();
             List<Sent> results = new ArrayList<>(messages.size());
             List<MessageStore.NewMessage> rows = new ArrayList<>(messages.size());
             for (Outgoing message : messages) {
@@ -105,7 +103,7 @@ public class TransactionalQueue {
                 String id = UUID.randomUUID().toString();
                 Instant deliverAt = options.deliverAt(now);
                 if (options.key() != null) {
-                    Optional<Sent> original = store.dialect().registerKey(connection, queue, options.key(), id,
+                    Optional<Sent> original = database.dialect().registerKey(connection, queue, options.key(), id,
                             deliverAt, now, now.plus(settings.idempotencyWindow));
                     if (original.isPresent()) {
                         results.add(original.get());
@@ -139,32 +137,7 @@ public class TransactionalQueue {
      * @throws ProblemException 400 for {@code max} outside 1..{@code courier.queue.max-receive} or a bad lease
      */
     public List<Delivery> receive(QueueName queue, int max, Duration lease) {
-        if (max < 1 || max > settings.maxReceive) {
-            throw ProblemException.invalid("max must be between 1 and " + settings.maxReceive);
-        }
-        try (Connection connection = store.connection()) {
-            MessageStore.QueueNow located = store.requireQueue(connection, queue);
-            QueueSpec spec = located.spec();
-            Instant now = located.now();
-            Duration leaseFor = lease == null ? spec.lease() : QueueSpec.checkLease(lease);
-            List<QueueDialect.Claimed> claimed = store.dialect().claim(connection, spec, max, leaseFor, now);
-            List<MessageStore.Failure> expired = new ArrayList<>();
-            List<Delivery> deliveries = new ArrayList<>(claimed.size());
-            for (QueueDialect.Claimed claim : claimed) {
-                deliveries.add(claim.delivery());
-                if (claim.previousExpiry() != null) {
-                    expired.add(new MessageStore.Failure(claim.delivery().id(), claim.delivery().attempt() - 1,
-                            claim.previousExpiry(), History.EXPIRED, "lease expired"));
-                }
-            }
-            store.recordFailures(connection, expired);
-            if (!deliveries.isEmpty()) {
-                faults.checkpoint(AFTER_CLAIM); // a fault after leases were taken: they must roll back
-            }
-            return deliveries;
-        } catch (SQLException e) {
-            throw new IllegalStateException("receive from " + queue + " failed", e);
-        }
+        return claims.claim(queue, max, lease);
     }
 
     /**
@@ -193,7 +166,7 @@ public class TransactionalQueue {
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public List<Delivery> receive(QueueName queue, int max, Duration lease, Duration wait) {
         if (wait == null || wait.isZero()) {
-            return context.getBusinessObject(TransactionalQueue.class).receive(queue, max, lease);
+            return claims.claim(queue, max, lease); // a transaction of its own: this method runs without one
         }
         try {
             return waiting.start(queue, max, lease, wait).get();
@@ -214,9 +187,9 @@ public class TransactionalQueue {
     public Lease renewLease(String token, Duration extension) {
         QueueSpec.checkLease(extension);
         String id = LeaseToken.messageId(token);
-        try (Connection connection = store.connection()) {
+        try (Connection connection = database.connection()) {
             StoredMessage message = current(connection, id, token);
-            MessageStore.QueueNow located = store.requireQueue(connection, message.queue());
+            QueueStore.QueueNow located = queues.requireQueue(connection, message.queue());
             QueueSpec spec = located.spec();
             Instant now = located.now();
             Instant expiry = now.plus(extension);
@@ -240,9 +213,9 @@ public class TransactionalQueue {
             throw ProblemException.invalid("delay must not be negative");
         }
         String id = LeaseToken.messageId(token);
-        try (Connection connection = store.connection()) {
+        try (Connection connection = database.connection()) {
             StoredMessage message = current(connection, id, token);
-            MessageStore.QueueNow located = store.requireQueue(connection, message.queue());
+            QueueStore.QueueNow located = queues.requireQueue(connection, message.queue());
             QueueSpec spec = located.spec();
             Instant now = located.now();
             boolean exhausted = message.attempt() >= spec.maxAttempts();
@@ -267,7 +240,7 @@ public class TransactionalQueue {
      */
     public void ack(String token) {
         String id = LeaseToken.messageId(token);
-        try (Connection connection = store.connection()) {
+        try (Connection connection = database.connection()) {
             requireOne(store.deleteLeased(connection, id, token), id, connection);
         } catch (SQLException e) {
             throw new IllegalStateException("ack of " + id + " failed", e);
@@ -290,7 +263,7 @@ public class TransactionalQueue {
         if (ids.stream().distinct().count() != ids.size()) {
             throw ProblemException.invalid("a message is named twice in one acknowledgement");
         }
-        try (Connection connection = store.connection()) {
+        try (Connection connection = database.connection()) {
             // One statement and its one count, not a batch: a driver may answer a batch with "no info" per row.
             int deleted = store.deleteLeased(connection, ids, tokens);
             if (deleted == ids.size()) {

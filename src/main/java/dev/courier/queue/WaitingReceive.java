@@ -23,7 +23,7 @@ class WaitingReceive {
     private static final long FIRST_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     @Inject
-    private TransactionalQueue queue;
+    private Claims claims;
 
     @Inject
     private Waiters waiters;
@@ -84,7 +84,7 @@ class WaitingReceive {
             List<Delivery> deliveries;
             long seen = signal.generation();
             try {
-                deliveries = queue.receive(name, max, lease);
+                deliveries = claims.claim(name, max, lease);
             } catch (RuntimeException e) {
                 if (first) {
                     throw e; // the caller's thread: let it fail as a plain receive would

@@ -9,5 +9,14 @@
  * <p>Public API: {@link dev.courier.queue.TransactionalQueue} (send, receive, renew, release, ack),
  * {@link dev.courier.queue.Queues} (definitions), {@link dev.courier.queue.DeadLetters} and
  * {@link dev.courier.queue.QueueMessages} (queries). Everything else in the package is internal.
+ *
+ * <p>Where a change goes: policy (limits, validation, what an operation means) is in those beans, plus
+ * {@code Claims} (one claim), {@code WaitingReceive} and {@code Waiters} (waiting without a thread),
+ * {@code WakeUps}/{@code WakeUpListener} (waking other servers), {@code Sweeper}/{@code SweepSteps}
+ * (housekeeping, one server at a time). SQL is in the stores — {@code MessageStore} (message and key rows),
+ * {@code QueueStore} (definitions, counts, turns) — and, where the databases differ (the claim, key
+ * registration, the clock), in {@code QueueDialect} and its two implementations; {@code QueueDatabase} gives
+ * connections, the dialect and the database's time. Dependencies point one way: beans, then stores, then the
+ * database; nothing depends back on a bean.
  */
 package dev.courier.queue;

@@ -391,7 +391,7 @@ class TransactionalQueueIT {
 
         assertTrue(sweeper.sweep().isEmpty(), "the other server holds the turn: this one does not sweep");
         clock.advance(Duration.ofSeconds(61));
-        Sweeper.Run run = sweeper.sweep().orElseThrow(() -> new AssertionError("the turn came back"));
+        SweepRun run = sweeper.sweep().orElseThrow(() -> new AssertionError("the turn came back"));
         assertEquals(sweeper.owner(), run.owner());
         assertFalse(run.finished().isBefore(run.started()));
     }
@@ -447,7 +447,7 @@ class TransactionalQueueIT {
     @Test
     void should_leave_a_message_as_it_was_when_the_receive_rolls_back() {
         Sent sent = queue.send(name, Payload.json("1"), SendOptions.now());
-        faults.arm(TransactionalQueue.AFTER_CLAIM, 1);
+        faults.arm(Claims.AFTER_CLAIM, 1);
 
         assertThrows(RuntimeException.class, () -> queue.receive(name, 1));
 

@@ -1,0 +1,70 @@
+package dev.courier.queue;
+
+import dev.courier.platform.FaultInjection;
+import dev.courier.platform.ProblemException;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.transaction.Transactional;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One claim: leases up to a number of deliverable messages of a queue, in the current transaction or a new one
+ * ({@code REQUIRED}), and records in each message's history the expired lease it replaced. Used by the plain
+ * receive (in the caller's transaction) and by each attempt of a waiting receive (a transaction of its own).
+ */
+@ApplicationScoped
+@Transactional(Transactional.TxType.REQUIRED)
+class Claims {
+
+    static final String AFTER_CLAIM = "queue.receive.after-claim";
+
+    @Inject
+    private QueueDatabase database;
+
+    @Inject
+    private QueueStore queues;
+
+    @Inject
+    private MessageStore store;
+
+    @Inject
+    private QueueSettings settings;
+
+    @Inject
+    private FaultInjection faults;
+
+    /** @throws ProblemException 400 for {@code max} outside 1..{@code courier.queue.max-receive} or a bad lease */
+    List<Delivery> claim(QueueName queue, int max, Duration lease) {
+        if (max < 1 || max > settings.maxReceive) {
+            throw ProblemException.invalid("max must be between 1 and " + settings.maxReceive);
+        }
+        try (Connection connection = database.connection()) {
+            QueueStore.QueueNow located = queues.requireQueue(connection, queue);
+            QueueSpec spec = located.spec();
+            Instant now = located.now();
+            Duration leaseFor = lease == null ? spec.lease() : QueueSpec.checkLease(lease);
+            List<QueueDialect.Claimed> claimed = database.dialect().claim(connection, spec, max, leaseFor, now);
+            List<MessageStore.Failure> expired = new ArrayList<>();
+            List<Delivery> deliveries = new ArrayList<>(claimed.size());
+            for (QueueDialect.Claimed claim : claimed) {
+                deliveries.add(claim.delivery());
+                if (claim.previousExpiry() != null) {
+                    expired.add(new MessageStore.Failure(claim.delivery().id(), claim.delivery().attempt() - 1,
+                            claim.previousExpiry(), History.EXPIRED, "lease expired"));
+                }
+            }
+            store.recordFailures(connection, expired);
+            if (!deliveries.isEmpty()) {
+                faults.checkpoint(AFTER_CLAIM); // a fault after leases were taken: they must roll back
+            }
+            return deliveries;
+        } catch (SQLException e) {
+            throw new IllegalStateException("receive from " + queue + " failed", e);
+        }
+    }
+}

@@ -1,0 +1,193 @@
+package dev.courier.queue;
+
+import static dev.courier.platform.Columns.instant;
+import static dev.courier.platform.Columns.timestamp;
+
+import dev.courier.platform.Columns;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The rows that describe queues rather than messages: definitions ({@code courier_queue}) with their counts,
+ * and the rows that servers share to take turns ({@code courier_job_lease}, {@code courier_sweep_run}). Every
+ * method runs in the caller's transaction on the connection it is given; none decides policy.
+ */
+@ApplicationScoped
+class QueueStore {
+
+    private static final String COLUMNS = "name, lease_ms, max_attempts, backoff_initial_ms, backoff_multiplier, "
+            + "backoff_max_ms";
+    // Every aggregate reads an index of its own (the due index for live rows, the dead index), never the table.
+    private static final String STATS = "SELECT q.name, q.lease_ms, q.max_attempts, q.backoff_initial_ms, "
+            + "q.backoff_multiplier, q.backoff_max_ms, "
+            + "(SELECT COUNT(*) FROM courier_message m WHERE m.queue = q.name AND m.state = 'READY'), "
+            + "(SELECT COUNT(*) FROM courier_message m WHERE m.queue = q.name AND m.state = 'DEAD'), "
+            + "(SELECT MIN(m.deliver_at) FROM courier_message m WHERE m.queue = q.name AND m.state = 'READY') "
+            + "FROM courier_queue q";
+
+    @Inject
+    private QueueDatabase database;
+
+    /** A queue's settings and the database's time, read together at the start of an operation. */
+    record QueueNow(QueueSpec spec, Instant now) {
+    }
+
+    List<QueueSpec> queues(Connection connection) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT " + COLUMNS + " FROM courier_queue "
+                + "ORDER BY name");
+                ResultSet rows = select.executeQuery()) {
+            List<QueueSpec> queues = new ArrayList<>();
+            while (rows.next()) {
+                queues.add(spec(rows));
+            }
+            return queues;
+        }
+    }
+
+    Optional<QueueNow> queue(Connection connection, QueueName name) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(database.dialect().selectQueue())) {
+            select.setString(1, name.value());
+            try (ResultSet rows = select.executeQuery()) {
+                return rows.next() ? Optional.of(new QueueNow(spec(rows), database.time(instant(rows, 7))))
+                        : Optional.empty();
+            }
+        }
+    }
+
+    /** The queue's settings and the time. @throws QueueNotFoundException 404 when it does not exist */
+    QueueNow requireQueue(Connection connection, QueueName name) throws SQLException {
+        return queue(connection, name).orElseThrow(() -> new QueueNotFoundException(name));
+    }
+
+    private static QueueSpec spec(ResultSet rows) throws SQLException {
+        return new QueueSpec(QueueName.of(rows.getString(1)), Duration.ofMillis(rows.getLong(2)), rows.getInt(3),
+                new Backoff(Duration.ofMillis(rows.getLong(4)), rows.getDouble(5), Duration.ofMillis(rows.getLong(6))));
+    }
+
+    // --- definitions
+
+    void insert(Connection connection, QueueSpec spec, Instant now) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO courier_queue (lease_ms, "
+                + "max_attempts, backoff_initial_ms, backoff_multiplier, backoff_max_ms, created_at, updated_at, "
+                + "name) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+            bind(insert, spec);
+            insert.setTimestamp(6, timestamp(now), Columns.utc());
+            insert.setTimestamp(7, timestamp(now), Columns.utc());
+            insert.setString(8, spec.name().value());
+            insert.executeUpdate();
+        }
+    }
+
+    void update(Connection connection, QueueSpec spec, Instant now) throws SQLException {
+        try (PreparedStatement update = connection.prepareStatement("UPDATE courier_queue SET lease_ms = ?, "
+                + "max_attempts = ?, backoff_initial_ms = ?, backoff_multiplier = ?, backoff_max_ms = ?, "
+                + "updated_at = ? WHERE name = ?")) {
+            bind(update, spec);
+            update.setTimestamp(6, timestamp(now), Columns.utc());
+            update.setString(7, spec.name().value());
+            update.executeUpdate();
+        }
+    }
+
+    /** Deletes the queue, its idempotency keys and (by {@code ON DELETE CASCADE}) its messages. */
+    void delete(Connection connection, QueueName name) throws SQLException {
+        try (PreparedStatement keys = connection.prepareStatement("DELETE FROM courier_idempotency_key WHERE queue = ?");
+                PreparedStatement queue = connection.prepareStatement("DELETE FROM courier_queue WHERE name = ?")) {
+            keys.setString(1, name.value());
+            keys.executeUpdate();
+            queue.setString(1, name.value());
+            queue.executeUpdate();
+        }
+    }
+
+    /**
+     * Makes creations of queues wait for each other until this transaction ends, on every server: locks the
+     * {@code queue.definitions} row, so a count read after it sees every queue created before.
+     */
+    void lockDefinitions(Connection connection) throws SQLException {
+        try (PreparedStatement lock = connection.prepareStatement(
+                "UPDATE courier_job_lease SET owner = owner WHERE name = 'queue.definitions'")) {
+            lock.executeUpdate();
+        }
+    }
+
+    int count(Connection connection) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT COUNT(*) FROM courier_queue");
+                ResultSet rows = select.executeQuery()) {
+            rows.next();
+            return rows.getInt(1);
+        }
+    }
+
+    /** Queues with their depth, dead count and how long the longest-waiting deliverable message has been due. */
+    List<QueueInfo> stats(Connection connection, Optional<QueueName> only, Instant now) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(
+                STATS + (only.isPresent() ? " WHERE q.name = ?" : " ORDER BY q.name"))) {
+            if (only.isPresent()) {
+                select.setString(1, only.get().value());
+            }
+            List<QueueInfo> queues = new ArrayList<>();
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    Instant oldest = instant(rows, 9);
+                    queues.add(new QueueInfo(spec(rows), rows.getLong(7), rows.getLong(8),
+                            Optional.ofNullable(oldest).filter(o -> !o.isAfter(now))
+                                    .map(o -> Duration.between(o, now))));
+                }
+            }
+            return queues;
+        }
+    }
+
+    private static void bind(PreparedStatement statement, QueueSpec spec) throws SQLException {
+        statement.setLong(1, spec.lease().toMillis());
+        statement.setInt(2, spec.maxAttempts());
+        statement.setLong(3, spec.backoff().initial().toMillis());
+        statement.setDouble(4, spec.backoff().multiplier());
+        statement.setLong(5, spec.backoff().max().toMillis());
+    }
+
+    // --- turns
+
+    /**
+     * Gives {@code job} to {@code owner} until {@code until}, if it holds it already or nobody holds it past
+     * {@code now}. @return whether the job is {@code owner}'s now
+     */
+    boolean takeTurn(Connection connection, String job, String owner, Instant now, Instant until) throws SQLException {
+        try (PreparedStatement take = connection.prepareStatement("UPDATE courier_job_lease SET owner = ?, "
+                + "expires_at = ? WHERE name = ? AND (owner = ? OR expires_at <= ?)")) {
+            take.setString(1, owner);
+            take.setTimestamp(2, timestamp(until), Columns.utc());
+            take.setString(3, job);
+            take.setString(4, owner);
+            take.setTimestamp(5, timestamp(now), Columns.utc());
+            return take.executeUpdate() == 1;
+        }
+    }
+
+    /** Records a sweep and forgets those that started before {@code forgetBefore}. */
+    void recordSweep(Connection connection, SweepRun run, Instant forgetBefore) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO courier_sweep_run (owner, "
+                + "started_at, finished_at, moved_dead, purged) VALUES (?, ?, ?, ?, ?)");
+                PreparedStatement prune = connection.prepareStatement(
+                        "DELETE FROM courier_sweep_run WHERE started_at < ?")) {
+            insert.setString(1, run.owner());
+            insert.setTimestamp(2, timestamp(run.started()), Columns.utc());
+            insert.setTimestamp(3, timestamp(run.finished()), Columns.utc());
+            insert.setInt(4, run.movedDead());
+            insert.setInt(5, run.purged());
+            insert.executeUpdate();
+            prune.setTimestamp(1, timestamp(forgetBefore), Columns.utc());
+            prune.executeUpdate();
+        }
+    }
+}
