@@ -314,12 +314,17 @@ class MessageStore {
         }
     }
 
+    /** Rows of a page, and whether reading stopped at the byte budget before the row limit. */
+    record Page(List<StoredMessage> rows, boolean cut) {
+    }
+
     /**
      * Up to {@code limit} of the queue's messages matching {@code filter}, after the id {@code after} (null: from
-     * the first), by id; states are judged at {@code now}.
+     * the first), by id; states are judged at {@code now}. Stops early, after the row that brings the payloads to
+     * {@code maxBytes}, so a page of large messages is never held whole in memory.
      */
-    List<StoredMessage> page(Connection connection, QueueName queue, MessageFilter filter, String after, int limit,
-            Instant now) throws SQLException {
+    Page page(Connection connection, QueueName queue, MessageFilter filter, String after, int limit, Instant now,
+            long maxBytes) throws SQLException {
         StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM courier_message WHERE queue = ?");
         List<Object> params = new ArrayList<>();
         params.add(queue.value());
@@ -373,12 +378,19 @@ class MessageStore {
                 }
             }
             select.setMaxRows(limit);
+            select.setFetchSize(Math.min(limit, 50)); // streamed: the budget, not the driver, bounds memory
+            long bytes = 0;
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
-                    messages.add(stored(rows));
+                    StoredMessage message = stored(rows);
+                    messages.add(message);
+                    bytes += message.payload().size();
+                    if (bytes >= maxBytes && messages.size() < limit) {
+                        return new Page(messages, true);
+                    }
                 }
             }
         }
-        return messages;
+        return new Page(messages, false);
     }
 }

@@ -29,6 +29,9 @@ public class QueueMessages {
     @Inject
     private MessageStore store;
 
+    @Inject
+    private QueueSettings settings;
+
     /** One message with its failure history. @throws QueueNotFoundException 404 when absent from this queue */
     public Optional<MessageView> get(QueueName queue, String id) {
         try (Connection connection = database.connection()) {
@@ -53,7 +56,9 @@ public class QueueMessages {
     }
 
     /**
-     * A page of the queue's messages matching {@code filter}, after the cursor {@code after} (null: from the start).
+     * A page of the queue's messages matching {@code filter}, after the cursor {@code after} (null: from the start):
+     * up to {@code limit} messages, fewer when their payloads reach {@code courier.queue.max-page-bytes} (4 MiB;
+     * the page then has a next cursor like a full one).
      *
      * @throws QueueNotFoundException 404 for an unknown queue
      * @throws ProblemException 400 for a limit outside 1..500
@@ -64,14 +69,17 @@ public class QueueMessages {
         }
         try (Connection connection = database.connection()) {
             Instant now = queues.requireQueue(connection, queue).now();
+            MessageStore.Page page = store.page(connection, queue, filter, after, limit + 1, now, settings.maxPageBytes);
             List<MessageView> messages = new ArrayList<>();
-            for (StoredMessage message : store.page(connection, queue, filter, after, limit + 1, now)) {
+            for (StoredMessage message : page.rows()) {
                 messages.add(MessageView.of(message, now));
             }
             Optional<String> next = Optional.empty();
             if (messages.size() > limit) {
                 messages.remove(limit);
                 next = Optional.of(messages.get(limit - 1).id());
+            } else if (page.cut()) {
+                next = Optional.of(messages.get(messages.size() - 1).id()); // the byte budget ended the page
             }
             return new MessagePage(messages, next);
         } catch (SQLException e) {

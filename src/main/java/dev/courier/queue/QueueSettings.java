@@ -54,4 +54,9 @@ class QueueSettings {
     @Inject
     @ConfigProperty(name = "courier.queue.wake-up-interval", defaultValue = "PT0.02S")
     Duration wakeUpInterval;
+
+    /** Payload bytes one page of a message query carries at most (it ends early, with a next cursor). */
+    @Inject
+    @ConfigProperty(name = "courier.queue.max-page-bytes", defaultValue = "4194304")
+    long maxPageBytes;
 }

@@ -51,6 +51,22 @@ class QueueResourceIT {
     }
 
     @Test
+    void should_refuse_a_body_over_the_request_limit_before_parsing_it() {
+        String huge = "{\"payload\": \"" + "x".repeat(3 * 1024 * 1024) + "\"}";
+        Http.Response sized = http.post("api/queues/" + queue + "/messages", huge);
+        assertEquals(413, sized.status(), sized::toString);
+        assertTrue(sized.contentType().startsWith("application/problem+json"), sized::toString);
+
+        // Chunked: no Content-Length to judge by, so the limit applies while reading.
+        Http.Response chunked = http.send(java.net.http.HttpRequest.newBuilder(http.uri("api/queues/" + queue
+                + "/messages")).header("Content-Type", "application/json").POST(java.net.http.HttpRequest
+                .BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(huge.getBytes(
+                        java.nio.charset.StandardCharsets.UTF_8)))));
+        assertEquals(413, chunked.status(), chunked::toString);
+        assertEquals(0, http.get("api/queues/" + queue).json().getInt("depth"), "nothing was sent");
+    }
+
+    @Test
     void should_create_show_update_list_and_drop_a_queue() {
         JsonObject shown = http.get("api/queues/" + queue).json();
         assertEquals(queue, shown.getString("name"));

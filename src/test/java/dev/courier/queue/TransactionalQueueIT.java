@@ -536,6 +536,20 @@ class TransactionalQueueIT {
     }
 
     @Test
+    void should_end_a_page_of_large_messages_at_the_byte_budget_with_a_cursor_to_the_rest() {
+        for (int i = 0; i < 20; i++) {
+            queue.send(name, Payload.bytes(new byte[250_000]), SendOptions.now());
+        }
+        MessagePage first = messages.query(name, MessageFilter.all(), null, 100);
+        assertTrue(first.messages().size() < 20, "4 MiB of 250 kB payloads: " + first.messages().size());
+        assertTrue(first.next().isPresent(), "a cursor to the rest");
+
+        MessagePage rest = messages.query(name, MessageFilter.all(), first.next().get(), 100);
+        assertEquals(20, first.messages().size() + rest.messages().size());
+        assertTrue(rest.next().isEmpty());
+    }
+
+    @Test
     void should_ack_and_resend_in_one_transaction() throws Exception {
         queue.send(name, Payload.json("\"step 1\""), SendOptions.now());
         Delivery delivery = queue.receive(name, 1).get(0);
