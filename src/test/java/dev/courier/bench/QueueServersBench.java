@@ -34,19 +34,15 @@ class QueueServersBench {
 
     @Test
     void measure_one_server_against_two() throws Exception {
-        int port = Integer.parseInt(System.getProperty("it.http.port", "19080"));
         List<String> rows = new ArrayList<>();
         rows.add("| wake-ups | servers | cycles/s (send, receive, ack) | send only msg/s | send p50 ms | send p99 ms |");
         rows.add("|---|---|---|---|---|---|");
         for (boolean wakeUps : new boolean[] {true, false}) {
             String flag = Boolean.toString(wakeUps);
             LibertyProcess first = new LibertyProcess().environment("COURIER_QUEUE_CROSS_SERVER_WAKE_UPS", flag);
-            LibertyProcess second = new LibertyProcess("courier2", port + 1, port + 2)
+            LibertyProcess second = LibertyProcess.second()
                     .environment("COURIER_QUEUE_CROSS_SERVER_WAKE_UPS", flag);
-            for (LibertyProcess server : List.of(first, second)) {
-                server.deploy();
-                server.start();
-            }
+            LibertyProcess.startAll(first, second);
             try {
                 List<Http> one = List.of(first.http());
                 List<Http> both = List.of(first.http(), second.http());
@@ -66,10 +62,7 @@ class QueueServersBench {
                 rows.add(row(wakeUps, 2, cyclesTwo, sendsTwo));
                 System.out.println(rows.get(rows.size() - 2) + "\n" + rows.get(rows.size() - 1));
             } finally {
-                for (LibertyProcess server : List.of(first, second)) {
-                    server.stop();
-                    server.undeploy();
-                }
+                LibertyProcess.stopAll(first, second);
             }
         }
         String table = String.join("\n", rows) + "\n";

@@ -54,27 +54,18 @@ class QueueServersIT {
         try (Connection db = database(); var reset = db.createStatement()) {
             reset.executeUpdate("UPDATE courier_job_lease SET owner = NULL, expires_at = TIMESTAMPTZ '1970-01-01 00:00:00+00'");
         }
-        int port = Integer.parseInt(System.getProperty("it.http.port", "19080"));
         first = new LibertyProcess().environment("COURIER_QUEUE_POLL_INTERVAL_MAX", "PT30S")
                 .environment("COURIER_QUEUE_MAX_QUEUES", Integer.toString(MAX_QUEUES));
-        second = new LibertyProcess("courier2", port + 1, port + 2)
+        second = LibertyProcess.second()
                 .environment("COURIER_QUEUE_POLL_INTERVAL_MAX", "PT30S")
                 .environment("COURIER_QUEUE_MAX_QUEUES", Integer.toString(MAX_QUEUES))
                 .environment("COURIER_CLOCK_SKEW", "PT30S");
-        for (LibertyProcess server : List.of(first, second)) {
-            server.deploy();
-            server.start();
-        }
+        LibertyProcess.startAll(first, second);
     }
 
     @AfterAll
     static void stopServers() throws Exception {
-        for (LibertyProcess server : new LibertyProcess[] {first, second}) {
-            if (server != null) {
-                server.stop();
-                server.undeploy();
-            }
-        }
+        LibertyProcess.stopAll(first, second);
     }
 
     @Test

@@ -35,22 +35,13 @@ class ReliableServersIT {
     static void startServers() throws Exception {
         Assumptions.assumeTrue("postgres".equals(System.getProperty("courier.db")), "needs a shared database");
         first = new LibertyProcess();
-        second = new LibertyProcess("courier2", Integer.parseInt(System.getProperty("it.http.port", "19080")) + 1,
-                Integer.parseInt(System.getProperty("it.http.port", "19080")) + 2);
-        for (LibertyProcess server : List.of(first, second)) {
-            server.deploy();
-            server.start();
-        }
+        second = LibertyProcess.second();
+        LibertyProcess.startAll(first, second);
     }
 
     @AfterAll
     static void stopServers() throws Exception {
-        for (LibertyProcess server : new LibertyProcess[] {first, second}) {
-            if (server != null) {
-                server.stop();
-                server.undeploy();
-            }
-        }
+        LibertyProcess.stopAll(first, second);
     }
 
     @Test

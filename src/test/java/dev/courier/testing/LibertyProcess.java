@@ -46,6 +46,30 @@ public final class LibertyProcess {
         }
     }
 
+    /** The second server of two: {@code courier2}, on the two ports after the test server's. */
+    public static LibertyProcess second() throws IOException {
+        int port = Integer.parseInt(System.getProperty("it.http.port", "19080"));
+        return new LibertyProcess("courier2", port + 1, port + 2);
+    }
+
+    /** Deploys Courier to each server and starts it, in turn. */
+    public static void startAll(LibertyProcess... servers) throws IOException, InterruptedException {
+        for (LibertyProcess server : servers) {
+            server.deploy();
+            server.start();
+        }
+    }
+
+    /** Stops each server and removes Courier from it; null entries (never created) are skipped. */
+    public static void stopAll(LibertyProcess... servers) throws IOException, InterruptedException {
+        for (LibertyProcess server : servers) {
+            if (server != null) {
+                server.stop();
+                server.undeploy();
+            }
+        }
+    }
+
     /** Sets an environment variable of the server's JVM from its next start (e.g. a MicroProfile Config value). */
     public LibertyProcess environment(String name, String value) {
         environment.put(name, value);
