@@ -37,7 +37,7 @@ class QueueServersBench {
         List<String> rows = new ArrayList<>();
         rows.add("| wake-ups | servers | cycles/s (send, receive, ack) | send only msg/s | send p50 ms | send p99 ms |");
         rows.add("|---|---|---|---|---|---|");
-        for (boolean wakeUps : new boolean[] {true, false}) {
+        for (boolean wakeUps : new boolean[] {false, true}) {
             String flag = Boolean.toString(wakeUps);
             LibertyProcess first = new LibertyProcess().environment("COURIER_QUEUE_CROSS_SERVER_WAKE_UPS", flag);
             LibertyProcess second = LibertyProcess.second()
