@@ -135,6 +135,27 @@ final class DerbyQueueDialect implements QueueDialect {
         }
     }
 
+    /** Derby has no {@code RETURNING}: one delete per message, each with its exact count. */
+    @Override
+    public Set<String> deleteLeased(Connection connection, QueueName queue, List<String> ids, List<String> tokens)
+            throws SQLException {
+        Set<String> deleted = new HashSet<>();
+        try (PreparedStatement delete = connection.prepareStatement("DELETE FROM courier_message WHERE id = ? "
+                + "AND lease_token = ?" + (queue == null ? "" : " AND queue = ?"))) {
+            for (int i = 0; i < ids.size(); i++) {
+                delete.setString(1, ids.get(i));
+                delete.setString(2, tokens.get(i));
+                if (queue != null) {
+                    delete.setString(3, queue.value());
+                }
+                if (delete.executeUpdate() == 1) {
+                    deleted.add(ids.get(i));
+                }
+            }
+        }
+        return deleted;
+    }
+
     @Override
     public String selectQueue() {
         return QueueSql.SELECT_QUEUE.replace("clock_timestamp()", "CAST(NULL AS TIMESTAMP)");

@@ -80,23 +80,6 @@ class MessageStore {
         }
     }
 
-    /**
-     * {@link #deleteLeased} for several messages in one statement. Ids must be distinct. @return rows deleted in
-     * all: equal to the number of ids exactly when every token was its message's current lease
-     */
-    int deleteLeased(Connection connection, List<String> ids, List<String> tokens) throws SQLException {
-        // A fixed fragment repeated per message, every value bound: the same SQL on both databases.
-        String sql = "DELETE FROM courier_message WHERE "
-                + String.join(" OR ", java.util.Collections.nCopies(ids.size(), "(id = ? AND lease_token = ?)"));
-        try (PreparedStatement delete = connection.prepareStatement(sql)) {
-            for (int i = 0; i < ids.size(); i++) {
-                delete.setString(2 * i + 1, ids.get(i));
-                delete.setString(2 * i + 2, tokens.get(i));
-            }
-            return delete.executeUpdate();
-        }
-    }
-
     /** Moves a leased message's lease expiry and redelivery time, if {@code token} is still its lease. */
     int renew(Connection connection, String id, String token, Instant expiry, Instant deliverAt) throws SQLException {
         try (PreparedStatement update = connection.prepareStatement("UPDATE courier_message SET lease_expires_at = ?, "

@@ -12,8 +12,11 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /** PostgreSQL: the claim is one statement with {@code FOR UPDATE SKIP LOCKED}; keys use {@code ON CONFLICT}. */
 final class PostgresQueueDialect implements QueueDialect {
@@ -53,6 +56,32 @@ final class PostgresQueueDialect implements QueueDialect {
             return claimed;
         } finally {
             delays.free();
+        }
+    }
+
+    /** One statement; {@code RETURNING} says which rows it deleted. */
+    @Override
+    public Set<String> deleteLeased(Connection connection, QueueName queue, List<String> ids, List<String> tokens)
+            throws SQLException {
+        // A fixed fragment repeated per message, every value bound.
+        String sql = "DELETE FROM courier_message WHERE " + (queue == null ? "(" : "queue = ? AND (")
+                + String.join(" OR ", Collections.nCopies(ids.size(), "(id = ? AND lease_token = ?)")) + ") RETURNING id";
+        try (PreparedStatement delete = connection.prepareStatement(sql)) {
+            int first = 1;
+            if (queue != null) {
+                delete.setString(first++, queue.value());
+            }
+            for (int i = 0; i < ids.size(); i++) {
+                delete.setString(first + 2 * i, ids.get(i));
+                delete.setString(first + 2 * i + 1, tokens.get(i));
+            }
+            Set<String> deleted = new HashSet<>();
+            try (ResultSet rows = delete.executeQuery()) {
+                while (rows.next()) {
+                    deleted.add(rows.getString(1));
+                }
+            }
+            return deleted;
         }
     }
 

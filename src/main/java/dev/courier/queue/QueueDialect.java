@@ -56,6 +56,13 @@ interface QueueDialect {
     /** The database's clock alone (one row, one column), or null where the server's clock is the database's. */
     String selectClock();
 
+    /**
+     * Deletes each message whose current lease is its token, of {@code queue} only unless it is null; ids are
+     * distinct. Exact whatever the driver reports for batches. @return the ids deleted
+     */
+    java.util.Set<String> deleteLeased(Connection connection, QueueName queue, List<String> ids, List<String> tokens)
+            throws SQLException;
+
     /** The message {@code key} is bound to, after a registration found it taken. */
     default Optional<Sent> boundKey(Connection connection, QueueName queue, String key) throws SQLException {
         try (PreparedStatement select = connection.prepareStatement("SELECT message_id, deliver_at "

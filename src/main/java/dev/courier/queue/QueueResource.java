@@ -4,6 +4,7 @@ import dev.courier.platform.JsonRequest;
 import dev.courier.platform.ProblemException;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
+import jakarta.json.JsonArray;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
@@ -53,6 +54,9 @@ public class QueueResource {
     @Inject
     private Waiters waiters;
 
+    @Inject
+    private QueueSettings settings;
+
     @GET
     public JsonObject list() {
         JsonArrayBuilder all = Json.createArrayBuilder();
@@ -99,14 +103,36 @@ public class QueueResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public Response send(@PathParam("queue") String name, JsonValue body) {
         QueueName queueName = QueueName.of(name);
-        JsonRequest request = JsonRequest.of(body);
-        JsonValue payload = request.value("payload")
-                .orElseThrow(() -> ProblemException.invalid("'payload' is required (any JSON value but null)"));
-        SendOptions options = new SendOptions(request.instant("deliverAt").orElse(null),
-                request.seconds("delaySeconds", 0, MAX_SECONDS).orElse(null), request.string("key").orElse(null),
-                request.stringMap("headers").orElse(null));
-        Sent sent = queue.send(queueName, Payload.json(payload), options);
+        if (body instanceof JsonArray batch) {
+            // A batch: all or nothing, one transaction; the answers in the order sent.
+            if (batch.isEmpty() || batch.size() > settings.maxBatch) {
+                throw ProblemException.invalid("a batch holds 1 to " + settings.maxBatch + " messages");
+            }
+            List<Outgoing> messages = new java.util.ArrayList<>(batch.size());
+            for (int i = 0; i < batch.size(); i++) {
+                messages.add(outgoing(batch.get(i), "message " + i + ": "));
+            }
+            JsonArrayBuilder sent = Json.createArrayBuilder();
+            queue.sendBatch(queueName, messages).forEach(one -> sent.add(QueueJson.sent(one)));
+            return Response.status(201).entity(Json.createObjectBuilder().add("messages", sent).build()).build();
+        }
+        Outgoing message = outgoing(body, "");
+        Sent sent = queue.send(queueName, message.payload(), message.options());
         return Response.status(sent.duplicate() ? 200 : 201).entity(QueueJson.sent(sent)).build();
+    }
+
+    /** One message of a send: {@code where} prefixes errors, to name the message of a batch at fault. */
+    private static Outgoing outgoing(JsonValue body, String where) {
+        try {
+            JsonRequest request = JsonRequest.of(body);
+            JsonValue payload = request.value("payload")
+                    .orElseThrow(() -> ProblemException.invalid("'payload' is required (any JSON value but null)"));
+            return new Outgoing(Payload.json(payload), new SendOptions(request.instant("deliverAt").orElse(null),
+                    request.seconds("delaySeconds", 0, MAX_SECONDS).orElse(null), request.string("key").orElse(null),
+                    request.stringMap("headers").orElse(null)));
+        } catch (ProblemException e) {
+            throw where.isEmpty() ? e : new ProblemException(e.status(), e.title(), where + e.getMessage());
+        }
     }
 
     @GET
@@ -136,9 +162,15 @@ public class QueueResource {
                 .orElseThrow(() -> ProblemException.invalid("'max' is required"));
         Duration lease = request.seconds("leaseSeconds", 0.001, QueueSpec.MAX_LEASE.toSeconds()).orElse(null);
         Duration wait = request.seconds("waitSeconds", 0, 3600).orElse(Duration.ZERO);
+        List<String> ack = request.strings("ack").orElse(List.of());
         if (wait.isZero()) {
-            response.resume(deliveries(queue.receive(queueName, max, lease)));
+            // A worker's loop in one request and one transaction: ack what it finished, take the next batch.
+            response.resume(deliveries(ack.isEmpty() ? queue.receive(queueName, max, lease)
+                    : queue.ackAndReceive(queueName, ack, max, lease)));
             return;
+        }
+        if (!ack.isEmpty()) {
+            queue.ackAll(queueName, ack); // committed before the wait: the wait holds no transaction
         }
         // A long poll holds no request thread: the answer is sent when the waiting receive completes.
         queue.receiveAsync(queueName, max, lease, wait).whenComplete((received, failure) ->
@@ -172,6 +204,15 @@ public class QueueResource {
         Duration delay = request.seconds("delaySeconds", 0, MAX_SECONDS).orElse(null);
         String reason = request.string("reason").orElse(null);
         queue.release(token(name, id, request.string("leaseToken").orElse(null)), delay, reason);
+    }
+
+    @POST
+    @Path("{queue}/ack")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public void ackAll(@PathParam("queue") String name, JsonValue body) {
+        List<String> tokens = JsonRequest.of(body).strings("leaseTokens")
+                .orElseThrow(() -> ProblemException.invalid("'leaseTokens' is required: the leases to acknowledge"));
+        queue.ackAll(QueueName.of(name), tokens);
     }
 
     @DELETE

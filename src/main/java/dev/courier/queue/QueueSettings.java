@@ -59,4 +59,9 @@ class QueueSettings {
     @Inject
     @ConfigProperty(name = "courier.queue.max-page-bytes", defaultValue = "4194304")
     long maxPageBytes;
+
+    /** Most messages in one batch send or one batch acknowledgement. */
+    @Inject
+    @ConfigProperty(name = "courier.queue.max-batch", defaultValue = "1000")
+    int maxBatch;
 }

@@ -253,32 +253,60 @@ public class TransactionalQueue {
      * them is acknowledged then.
      */
     public void ackAll(List<String> tokens) {
+        ackAll(null, tokens);
+    }
+
+    /**
+     * {@link #ackAll(List)} for messages of {@code queue} only (a token of another queue's message fails the call
+     * with 404), as the REST batch acknowledgement does.
+     */
+    public void ackAll(QueueName queue, List<String> tokens) {
         if (tokens.isEmpty()) {
             return;
         }
-        if (tokens.size() > settings.maxReceive) {
-            throw ProblemException.invalid("at most " + settings.maxReceive + " tokens per acknowledgement");
+        if (tokens.size() > settings.maxBatch) {
+            throw ProblemException.invalid("at most " + settings.maxBatch + " tokens per acknowledgement");
         }
         List<String> ids = tokens.stream().map(LeaseToken::messageId).toList();
         if (ids.stream().distinct().count() != ids.size()) {
             throw ProblemException.invalid("a message is named twice in one acknowledgement");
         }
         try (Connection connection = database.connection()) {
-            // One statement and its one count, not a batch: a driver may answer a batch with "no info" per row.
-            int deleted = store.deleteLeased(connection, ids, tokens);
-            if (deleted == ids.size()) {
+            // Which rows were deleted, not a batch's counts: a driver may answer a batch with "no info" per row.
+            java.util.Set<String> deleted = database.dialect().deleteLeased(connection, queue, ids, tokens);
+            if (deleted.size() == ids.size()) {
                 return;
             }
             for (int i = 0; i < ids.size(); i++) { // name the first token that matched nothing; all roll back
-                Optional<StoredMessage> left = store.find(connection, ids.get(i));
-                if (left.isEmpty() || !tokens.get(i).equals(left.get().leaseToken())) {
-                    throw left.isEmpty() ? new MessageGoneException(ids.get(i)) : StaleLeaseException.of(ids.get(i));
+                String id = ids.get(i);
+                if (deleted.contains(id)) {
+                    continue;
+                }
+                Optional<StoredMessage> left = store.find(connection, id);
+                if (left.isEmpty()) {
+                    throw new MessageGoneException(id);
+                }
+                if (queue != null && !left.get().queue().equals(queue)) {
+                    throw new ProblemException(404, "Message not found", "there is no message '" + id
+                            + "' in queue " + queue);
+                }
+                if (!tokens.get(i).equals(left.get().leaseToken())) {
+                    throw StaleLeaseException.of(id);
                 }
             }
-            throw new IllegalStateException(deleted + " rows deleted for " + ids.size() + " tokens");
+            throw new IllegalStateException(deleted.size() + " rows deleted for " + ids.size() + " tokens");
         } catch (SQLException e) {
             throw new IllegalStateException("ack of " + tokens.size() + " messages failed", e);
         }
+    }
+
+    /**
+     * A worker's loop step in one transaction: acknowledges {@code tokens} (as {@link #ackAll(QueueName, List)})
+     * and leases up to {@code max} more messages of the queue. If the acknowledgement fails, nothing is received.
+     */
+    public List<Delivery> ackAndReceive(QueueName queue, List<String> tokens, int max, Duration lease) {
+        ackAll(queue, tokens);
+        return claims.claim(queue, max, lease);
     }
 
     /**

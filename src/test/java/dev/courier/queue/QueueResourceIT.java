@@ -51,6 +51,75 @@ class QueueResourceIT {
     }
 
     @Test
+    void should_send_a_batch_all_or_nothing_answering_in_order_and_a_repeated_key_with_the_original() {
+        Http.Response sent = http.post("api/queues/" + queue + "/messages", "[{\"payload\": 1, \"key\": \"a\"}, "
+                + "{\"payload\": 2, \"delaySeconds\": 60, \"headers\": {\"h\": \"v\"}}, {\"payload\": 3, \"key\": \"a\"}]");
+        assertEquals(201, sent.status(), sent::toString);
+        List<JsonObject> answers = sent.json().getJsonArray("messages").getValuesAs(JsonObject.class);
+        assertEquals(3, answers.size());
+        assertEquals(answers.get(0).getString("id"), answers.get(2).getString("id"), "the repeated key: the original");
+        assertEquals(2, http.get("api/queues/" + queue).json().getInt("depth"));
+        assertEquals(1, http.get("api/queues/" + queue + "/messages/" + answers.get(0).getString("id")).json()
+                .getInt("payload"));
+
+        Http.Response bad = http.post("api/queues/" + queue + "/messages", "[{\"payload\": 4}, {\"delaySeconds\": 1}]");
+        assertEquals(400, bad.status(), bad::toString);
+        assertTrue(bad.json().getString("detail").startsWith("message 1: "), bad::toString);
+        assertEquals(400, http.post("api/queues/" + queue + "/messages", "[]").status(), "an empty batch");
+        StringBuilder tooMany = new StringBuilder("[");
+        for (int i = 0; i <= 1000; i++) {
+            tooMany.append(i == 0 ? "" : ",").append("{\"payload\": ").append(i).append('}');
+        }
+        assertEquals(400, http.post("api/queues/" + queue + "/messages", tooMany + "]").status(), "over max-batch");
+        assertEquals(2, http.get("api/queues/" + queue).json().getInt("depth"), "refused batches sent nothing");
+    }
+
+    @Test
+    void should_ack_a_batch_all_or_nothing_and_name_the_stale_token() {
+        for (int i = 0; i < 3; i++) {
+            http.post("api/queues/" + queue + "/messages", "{\"payload\": " + i + "}");
+        }
+        List<JsonObject> leased = http.post("api/queues/" + queue + "/receive", "{\"max\": 3}").json()
+                .getJsonArray("messages").getValuesAs(JsonObject.class);
+        String stale = leased.get(2).getString("id") + ".not-the-lease";
+        Http.Response refused = http.post("api/queues/" + queue + "/ack", "{\"leaseTokens\": [\""
+                + leased.get(0).getString("leaseToken") + "\", \"" + leased.get(1).getString("leaseToken") + "\", \""
+                + stale + "\"]}");
+        assertEquals(409, refused.status(), refused::toString);
+        assertTrue(refused.json().getString("detail").contains(leased.get(2).getString("id")), refused::toString);
+        assertEquals(3, http.get("api/queues/" + queue).json().getInt("depth"), "all or nothing: none acked");
+
+        Http.Response acked = http.post("api/queues/" + queue + "/ack", "{\"leaseTokens\": [\""
+                + leased.get(0).getString("leaseToken") + "\", \"" + leased.get(1).getString("leaseToken") + "\"]}");
+        assertEquals(204, acked.status(), acked::toString);
+        assertEquals(1, http.get("api/queues/" + queue).json().getInt("depth"));
+        assertEquals(410, http.post("api/queues/" + queue + "/ack", "{\"leaseTokens\": [\""
+                + leased.get(0).getString("leaseToken") + "\"]}").status(), "acked already: gone");
+    }
+
+    @Test
+    void should_ack_and_receive_the_next_batch_in_one_request() {
+        for (int i = 0; i < 4; i++) {
+            http.post("api/queues/" + queue + "/messages", "{\"payload\": " + i + "}");
+        }
+        List<JsonObject> first = http.post("api/queues/" + queue + "/receive", "{\"max\": 2}").json()
+                .getJsonArray("messages").getValuesAs(JsonObject.class);
+        List<JsonObject> second = http.post("api/queues/" + queue + "/receive", "{\"max\": 2, \"ack\": [\""
+                + first.get(0).getString("leaseToken") + "\", \"" + first.get(1).getString("leaseToken") + "\"]}")
+                .json().getJsonArray("messages").getValuesAs(JsonObject.class);
+        assertEquals(2, second.size());
+        assertEquals(2, http.get("api/queues/" + queue).json().getInt("depth"), "the first two acked");
+
+        Http.Response failed = http.post("api/queues/" + queue + "/receive", "{\"max\": 2, \"ack\": [\""
+                + first.get(0).getString("leaseToken") + "\"]}");
+        assertEquals(410, failed.status(), "a failed ack receives nothing: " + failed);
+        Http.Response last = http.post("api/queues/" + queue + "/receive", "{\"max\": 2, \"waitSeconds\": 1, \"ack\": [\""
+                + second.get(0).getString("leaseToken") + "\", \"" + second.get(1).getString("leaseToken") + "\"]}");
+        assertEquals(0, last.json().getJsonArray("messages").size(), "nothing left, after a wait");
+        assertEquals(0, http.get("api/queues/" + queue).json().getInt("depth"));
+    }
+
+    @Test
     void should_refuse_a_body_over_the_request_limit_before_parsing_it() {
         String huge = "{\"payload\": \"" + "x".repeat(3 * 1024 * 1024) + "\"}";
         Http.Response sized = http.post("api/queues/" + queue + "/messages", huge);
