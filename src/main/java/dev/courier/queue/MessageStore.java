@@ -71,11 +71,15 @@ class MessageStore {
                 rows.getString(14), instant(rows, 15), rows.getString(16));
     }
 
-    /** Deletes the message if {@code token} is its current lease. @return rows deleted */
-    int deleteLeased(Connection connection, String id, String token) throws SQLException {
-        try (PreparedStatement delete = connection.prepareStatement(QueueSql.ACK)) {
+    /** Deletes the message if {@code token} is its current lease, and it is in {@code queue} (null: any). @return rows deleted */
+    int deleteLeased(Connection connection, QueueName queue, String id, String token) throws SQLException {
+        try (PreparedStatement delete = connection.prepareStatement(queue == null ? QueueSql.ACK
+                : QueueSql.ACK + " AND queue = ?")) {
             delete.setString(1, id);
             delete.setString(2, token);
+            if (queue != null) {
+                delete.setString(3, queue.value());
+            }
             return delete.executeUpdate();
         }
     }

@@ -46,15 +46,6 @@ public class QueueMessages {
         }
     }
 
-    /** The queue a message is in, if it exists (a message acknowledged or purged exists no more). */
-    public Optional<QueueName> queueOf(String id) {
-        try (Connection connection = database.connection()) {
-            return store.find(connection, id).map(StoredMessage::queue);
-        } catch (SQLException e) {
-            throw new IllegalStateException("reading message " + id + " failed", e);
-        }
-    }
-
     /**
      * A page of the queue's messages matching {@code filter}, after the cursor {@code after} (null: from the start):
      * up to {@code limit} messages, fewer when their payloads reach {@code courier.queue.max-page-bytes} (4 MiB;

@@ -191,7 +191,7 @@ public class QueueResource {
         Duration extension = request.seconds("extendSeconds", 0.001, QueueSpec.MAX_LEASE.toSeconds())
                 .orElseThrow(() -> ProblemException.invalid("'extendSeconds' is required"));
         String token = token(name, id, request.string("leaseToken").orElse(null));
-        Lease lease = queue.renewLease(token, extension);
+        Lease lease = queue.renewLease(QueueName.of(name), token, extension);
         return Json.createObjectBuilder().add("leaseToken", lease.token())
                 .add("leaseExpiresAt", lease.expiresAt().toString()).build();
     }
@@ -203,7 +203,7 @@ public class QueueResource {
         JsonRequest request = JsonRequest.of(body);
         Duration delay = request.seconds("delaySeconds", 0, MAX_SECONDS).orElse(null);
         String reason = request.string("reason").orElse(null);
-        queue.release(token(name, id, request.string("leaseToken").orElse(null)), delay, reason);
+        queue.release(QueueName.of(name), token(name, id, request.string("leaseToken").orElse(null)), delay, reason);
     }
 
     @POST
@@ -220,7 +220,7 @@ public class QueueResource {
     public void ack(@PathParam("queue") String name, @PathParam("id") String id,
             @HeaderParam("Lease-Token") String header, @QueryParam("leaseToken") String query) {
         // The header keeps the token out of access logs; the query parameter stays for existing clients.
-        queue.ack(token(name, id, header != null ? header : query));
+        queue.ack(QueueName.of(name), token(name, id, header != null ? header : query));
     }
 
     @GET
@@ -262,17 +262,15 @@ public class QueueResource {
      * The lease token, checked to belong to the message in the path, and the message (if it still exists) to the
      * queue in the path: a token is no licence to act on another queue's message through this queue's URL.
      */
+    /** The request's lease token, checked against the path; the queue is checked by the operation itself. */
     private String token(String queueName, String id, String token) {
-        QueueName name = QueueName.of(queueName);
-        queues.require(name);
         if (token == null || token.isBlank()) {
+            queues.require(QueueName.of(queueName)); // an unknown queue says so first
             throw ProblemException.invalid("'leaseToken' is required");
         }
         if (!LeaseToken.messageId(token).equals(id)) {
+            queues.require(QueueName.of(queueName));
             throw StaleLeaseException.unknown();
-        }
-        if (messages.queueOf(id).filter(q -> !q.equals(name)).isPresent()) {
-            throw new ProblemException(404, "Message not found", "there is no message '" + id + "' in queue " + name);
         }
         return token;
     }
