@@ -67,4 +67,24 @@ class Claims {
             throw new IllegalStateException("receive from " + queue + " failed", e);
         }
     }
+
+    /**
+     * Gives back leases taken for a receiver that went away before it could see them: each message is
+     * deliverable again at once and its attempt is not counted (the receiver never had it). A lease that is no
+     * longer current is left alone.
+     *
+     * @return how many were given back
+     */
+    int giveBack(QueueName queue, List<Delivery> deliveries) {
+        try (Connection connection = database.connection()) {
+            Instant now = queues.requireQueue(connection, queue).now();
+            int given = 0;
+            for (Delivery delivery : deliveries) {
+                given += store.giveBack(connection, delivery.id(), delivery.leaseToken(), now);
+            }
+            return given;
+        } catch (SQLException e) {
+            throw new IllegalStateException("giving back leases of " + queue + " failed", e);
+        }
+    }
 }

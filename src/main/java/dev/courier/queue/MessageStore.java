@@ -97,6 +97,21 @@ class MessageStore {
     }
 
     /**
+     * Undoes a claim whose receiver never saw it: the message is deliverable again at {@code now} and the attempt
+     * is not counted. Fenced by the token. @return rows updated
+     */
+    int giveBack(Connection connection, String id, String token, Instant now) throws SQLException {
+        try (PreparedStatement update = connection.prepareStatement("UPDATE courier_message SET deliver_at = ?, "
+                + "lease_token = NULL, lease_expires_at = NULL, attempt = attempt - 1, version = version + 1 "
+                + "WHERE id = ? AND lease_token = ? AND state = 'READY'")) {
+            update.setTimestamp(1, timestamp(now), Columns.utc());
+            update.setString(2, id);
+            update.setString(3, token);
+            return update.executeUpdate();
+        }
+    }
+
+    /**
      * Ends a lease without ack: the message returns at {@code deliverAt}, or goes to dead when {@code dead}.
      * Fenced by the token. @return rows updated
      */

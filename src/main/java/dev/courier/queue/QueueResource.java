@@ -2,6 +2,7 @@ package dev.courier.queue;
 
 import dev.courier.platform.JsonRequest;
 import dev.courier.platform.ProblemException;
+import dev.courier.platform.ProblemMapper;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
@@ -20,8 +21,11 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.container.AsyncResponse;
 import jakarta.ws.rs.container.Suspended;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.sse.Sse;
+import jakarta.ws.rs.sse.SseEventSink;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -53,6 +57,12 @@ public class QueueResource {
 
     @Inject
     private Waiters waiters;
+
+    @Inject
+    private WaitingReceive waiting;
+
+    @Inject
+    private Claims claims;
 
     @Inject
     private QueueSettings settings;
@@ -156,25 +166,66 @@ public class QueueResource {
     @Path("{queue}/receive")
     @Consumes(MediaType.APPLICATION_JSON)
     public void receive(@PathParam("queue") String name, JsonValue body, @Suspended AsyncResponse response) {
-        QueueName queueName = QueueName.of(name);
-        JsonRequest request = JsonRequest.of(body);
-        int max = request.integer("max", 1, Integer.MAX_VALUE)
-                .orElseThrow(() -> ProblemException.invalid("'max' is required"));
-        Duration lease = request.seconds("leaseSeconds", 0.001, QueueSpec.MAX_LEASE.toSeconds()).orElse(null);
-        Duration wait = request.seconds("waitSeconds", 0, 3600).orElse(Duration.ZERO);
-        List<String> ack = request.strings("ack").orElse(List.of());
-        if (wait.isZero()) {
+        ReceiveRequest receive = ReceiveRequest.of(name, body);
+        if (receive.waitFor().isZero()) {
             // A worker's loop in one request and one transaction: ack what it finished, take the next batch.
-            response.resume(deliveries(ack.isEmpty() ? queue.receive(queueName, max, lease)
-                    : queue.ackAndReceive(queueName, ack, max, lease)));
+            response.resume(deliveries(receive.ack().isEmpty()
+                    ? queue.receive(receive.queue(), receive.max(), receive.lease())
+                    : queue.ackAndReceive(receive.queue(), receive.ack(), receive.max(), receive.lease())));
             return;
         }
-        if (!ack.isEmpty()) {
-            queue.ackAll(queueName, ack); // committed before the wait: the wait holds no transaction
-        }
+        receive.ackFirst(queue);
         // A long poll holds no request thread: the answer is sent when the waiting receive completes.
-        queue.receiveAsync(queueName, max, lease, wait).whenComplete((received, failure) ->
-                response.resume(failure != null ? failure : deliveries(received)));
+        queue.receiveAsync(receive.queue(), receive.max(), receive.lease(), receive.waitFor())
+                .whenComplete((received, failure) -> response.resume(failure != null ? failure : deliveries(received)));
+    }
+
+    /**
+     * The same receive as an event stream ({@code Accept: text/event-stream}), for receivers that may give up
+     * before their wait ends. While it waits, the stream writes a heartbeat comment before every claim; once a
+     * heartbeat fails the receiver has gone, and the wait ends without claiming. Leases taken in the moment the
+     * receiver went away are given back, their attempt not counted, when writing them fails. Events: one
+     * {@code messages} ({@code {"messages": [...]}}, possibly empty) or one {@code problem} (a problem+json body
+     * for a failure after the first claim); bad input still answers with a plain 4xx before the stream starts.
+     */
+    @POST
+    @Path("{queue}/receive")
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.SERVER_SENT_EVENTS + ";qs=0.5") // asked for by name: a caller accepting anything gets JSON
+    public void receiveEvents(@PathParam("queue") String name, JsonValue body, @Context SseEventSink sink,
+            @Context Sse sse) {
+        ReceiveRequest receive = ReceiveRequest.of(name, body);
+        receive.ackFirst(queue);
+        EventStream stream = new EventStream(sink, sse);
+        waiting.start(receive.queue(), receive.max(), receive.lease(), receive.waitFor(), stream::heartbeat)
+                .whenComplete((received, failure) -> {
+                    if (failure != null) {
+                        stream.last("problem", new ProblemMapper().toResponse(failure).getEntity().toString());
+                    } else if (!stream.last("messages", deliveries(received).toString()) && !received.isEmpty()) {
+                        claims.giveBack(receive.queue(), received);
+                    }
+                });
+    }
+
+    /** The fields of a receive request, checked. */
+    private record ReceiveRequest(QueueName queue, int max, Duration lease, Duration waitFor, List<String> ack) {
+
+        static ReceiveRequest of(String name, JsonValue body) {
+            QueueName queue = QueueName.of(name);
+            JsonRequest request = JsonRequest.of(body);
+            int max = request.integer("max", 1, Integer.MAX_VALUE)
+                    .orElseThrow(() -> ProblemException.invalid("'max' is required"));
+            Duration lease = request.seconds("leaseSeconds", 0.001, QueueSpec.MAX_LEASE.toSeconds()).orElse(null);
+            Duration wait = request.seconds("waitSeconds", 0, 3600).orElse(Duration.ZERO);
+            return new ReceiveRequest(queue, max, lease, wait, request.strings("ack").orElse(List.of()));
+        }
+
+        /** Acknowledges before a wait, committed: the wait holds no transaction. */
+        void ackFirst(TransactionalQueue queue) {
+            if (!ack.isEmpty()) {
+                queue.ackAll(this.queue, ack);
+            }
+        }
     }
 
     private static JsonObject deliveries(List<Delivery> deliveries) {

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -147,7 +148,9 @@ public class TransactionalQueue {
      * so a caller's rollback does not return the messages — their leases expire instead. A send committed on any
      * server wakes the waiter at once; otherwise it polls with back-off up to
      * {@code courier.queue.poll-interval-max}. The first claim runs in the calling thread, so bad input and an
-     * unknown queue throw here, not through the stage.
+     * unknown queue throw here, not through the stage. A caller that gives up ends the wait by completing the
+     * stage's future itself ({@code cancel}, {@code orTimeout}): nothing more is claimed for it, and a claim that
+     * raced its end is given back at once without counting an attempt.
      *
      * @throws QueueLimitException 429 when {@code courier.queue.max-waiters} receivers already wait on the queue
      *         in this server (the limit is per server)
@@ -168,9 +171,11 @@ public class TransactionalQueue {
         if (wait == null || wait.isZero()) {
             return claims.claim(queue, max, lease); // a transaction of its own: this method runs without one
         }
+        CompletableFuture<List<Delivery>> received = waiting.start(queue, max, lease, wait);
         try {
-            return waiting.start(queue, max, lease, wait).get();
+            return received.get();
         } catch (InterruptedException e) {
+            received.cancel(false); // the caller is gone: stop claiming for it
             Thread.currentThread().interrupt();
             return List.of();
         } catch (ExecutionException e) {

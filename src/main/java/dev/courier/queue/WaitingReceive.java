@@ -10,12 +10,15 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * A receive that waits for messages without holding a thread: each attempt is a short claim in its own
  * transaction, run at once, then again when a send to the queue commits in this server, or after a poll
  * interval that doubles from 50 ms up to {@code courier.queue.poll-interval-max} (for sends on other servers
- * and messages falling due). Completes with the first non-empty claim, or with nothing when the wait is over.
+ * and messages falling due). Completes with the first non-empty claim, or with nothing when the wait is over
+ * or its receiver has gone: a caller that can tell (the event stream, which writes a heartbeat) is asked before
+ * every claim after the first, so a receiver that went away stops claiming messages it would never see.
  */
 @ApplicationScoped
 class WaitingReceive {
@@ -36,15 +39,27 @@ class WaitingReceive {
 
     /**
      * Starts waiting; the first claim runs in the calling thread, so an unknown queue or bad input fails here.
+     * The caller may end the wait by completing the future (cancel, {@code orTimeout}): nothing more is claimed
+     * for it, and a claim that raced its end is given back without counting an attempt.
      *
      * @throws QueueLimitException 429 when too many receivers already wait on the queue
      */
     CompletableFuture<List<Delivery>> start(QueueName name, int max, Duration lease, Duration wait) {
+        return start(name, max, lease, wait, () -> true);
+    }
+
+    /**
+     * {@link #start(QueueName, int, Duration, Duration)} for a receiver that may go away: {@code present} is asked
+     * (on a scheduler thread) before every claim after the first, and when it answers false the wait ends with
+     * nothing claimed.
+     */
+    CompletableFuture<List<Delivery>> start(QueueName name, int max, Duration lease, Duration wait,
+            BooleanSupplier present) {
         if (wait.isNegative() || wait.compareTo(settings.maxWait) > 0) {
             throw ProblemException.invalid("wait must be between 0 and " + settings.maxWait.toSeconds() + " seconds");
         }
         Waiters.Signal signal = waiters.enter(name, settings.maxWaiters);
-        Attempt attempt = new Attempt(name, max, lease, signal, System.nanoTime() + wait.toNanos());
+        Attempt attempt = new Attempt(name, max, lease, signal, System.nanoTime() + wait.toNanos(), present);
         try {
             attempt.run();
         } catch (RuntimeException e) {
@@ -63,12 +78,16 @@ class WaitingReceive {
         private final Duration lease;
         private final Waiters.Signal signal;
         private final long deadline;
+        private final BooleanSupplier present;
         private final Runnable wake = this::wakeUp;
         private long poll = FIRST_POLL_NANOS;
         private ScheduledFuture<?> next;
         private boolean first = true;
 
-        Attempt(QueueName name, int max, Duration lease, Waiters.Signal signal, long deadline) {
+        Attempt(QueueName name, int max, Duration lease, Waiters.Signal signal, long deadline,
+                BooleanSupplier present) {
+            this.present = present;
+            result.whenComplete((received, failure) -> ended());
             this.name = name;
             this.max = max;
             this.lease = lease;
@@ -79,6 +98,10 @@ class WaitingReceive {
         @Override
         public synchronized void run() {
             if (result.isDone()) {
+                return;
+            }
+            if (!first && !present.getAsBoolean()) {
+                finish(List.of(), null); // nobody to deliver to: leave the messages to receivers still there
                 return;
             }
             List<Delivery> deliveries;
@@ -111,12 +134,18 @@ class WaitingReceive {
         }
 
         private void finish(List<Delivery> deliveries, Throwable failure) {
+            boolean completed = failure != null ? result.completeExceptionally(failure) : result.complete(deliveries);
+            if (!completed && deliveries != null && !deliveries.isEmpty()) {
+                claims.giveBack(name, deliveries); // the caller gave up while we claimed: nobody will see these
+            }
+        }
+
+        /** Once, however the wait ends: finished here, or cancelled or timed out by the caller. */
+        private synchronized void ended() {
             signal.forget(wake);
             signal.leave();
-            if (failure != null) {
-                result.completeExceptionally(failure);
-            } else {
-                result.complete(deliveries);
+            if (next != null) {
+                next.cancel(false);
             }
         }
     }

@@ -9,6 +9,13 @@ import dev.courier.testing.CourierDeployment;
 import dev.courier.testing.Eventually;
 import dev.courier.testing.Http;
 import jakarta.json.JsonObject;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.Socket;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -127,8 +134,8 @@ class QueueResourceIT {
         assertTrue(sized.contentType().startsWith("application/problem+json"), sized::toString);
 
         // Chunked: no Content-Length to judge by, so the limit applies while reading.
-        Http.Response chunked = http.send(java.net.http.HttpRequest.newBuilder(http.uri("api/queues/" + queue
-                + "/messages")).header("Content-Type", "application/json").POST(java.net.http.HttpRequest
+        Http.Response chunked = http.send(HttpRequest.newBuilder(http.uri("api/queues/" + queue
+                + "/messages")).header("Content-Type", "application/json").POST(HttpRequest
                 .BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(huge.getBytes(
                         java.nio.charset.StandardCharsets.UTF_8)))));
         assertEquals(413, chunked.status(), chunked::toString);
@@ -349,9 +356,86 @@ class QueueResourceIT {
         }
     }
 
+    @Test
+    void should_deliver_a_send_made_during_the_wait_as_one_event_and_end_the_stream() throws Exception {
+        CompletableFuture<java.net.http.HttpResponse<String>> stream = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1).build().sendAsync(eventStream("{\"max\": 5, \"waitSeconds\": 20}").build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+        Thread.sleep(300); // the receiver waits: nothing is there yet
+        String id = http.post(messages(), "{\"payload\": \"evt\"}").json().getString("id");
+        java.net.http.HttpResponse<String> response = stream.get(20, TimeUnit.SECONDS);
+        assertEquals(200, response.statusCode(), response::body);
+        assertTrue(response.headers().firstValue("Content-Type").orElse("").startsWith("text/event-stream"));
+        List<String> data = response.body().lines().filter(l -> l.startsWith("data:")).toList();
+        assertTrue(response.body().contains("event: messages"), response::body);
+        assertEquals(1, data.size(), response::body);
+        JsonObject delivered = jakarta.json.Json.createReader(new java.io.StringReader(data.get(0).substring(5).trim()))
+                .readObject().getJsonArray("messages").getJsonObject(0);
+        assertEquals(id, delivered.getString("id"));
+        assertEquals(204, ackWithHeader(queue, id, delivered.getString("leaseToken")).status());
+    }
+
+    @Test
+    void should_refuse_bad_input_on_the_event_stream_with_a_plain_problem() {
+        assertProblem(400, http.send(eventStream("{\"waitSeconds\": 5}")));
+        assertProblem(404, http.send(HttpRequest.newBuilder(http.uri("api/queues/nosuchqueue1/receive"))
+                .header("Content-Type", "application/json").header("Accept", "text/event-stream")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"max\": 1, \"waitSeconds\": 5}"))));
+    }
+
+    @Test
+    void should_give_back_uncounted_what_a_receiver_that_left_would_have_been_given() throws Exception {
+        try (Socket receiver = waitingEventStream(60)) {
+            receiver.close(); // the client gives up; the server is not told
+        }
+        String id = http.post(messages(), "{\"payload\": \"nobody\"}").json().getString("id");
+        Thread.sleep(1500); // the waiter wakes for this send: it must not keep the message
+        JsonObject message = http.get(messages() + "/" + id).json();
+        assertEquals("READY", message.getString("state"), message::toString);
+        assertEquals(0, message.getInt("attempt"), message::toString);
+        List<JsonObject> received = receive("{\"max\": 1}");
+        assertEquals(1, received.get(0).getInt("attempt"), "the next receiver gets the first attempt");
+    }
+
+    @Test
+    void should_end_the_wait_of_receivers_that_left_so_they_no_longer_count_against_the_limit() throws Exception {
+        for (int i = 0; i < 4; i++) { // courier.queue.max-waiters is 4 in the tests
+            waitingEventStream(60).close();
+        }
+        // Each gone receiver notices at its next heartbeats (polls back off to poll-interval-max, 1 s).
+        Eventually.until("the gone receivers' waits ended", Duration.ofSeconds(15),
+                () -> http.post(receive(), "{\"max\": 1, \"waitSeconds\": 0.1}").status() == 200);
+        http.post(messages(), "{\"payload\": \"later\"}");
+        List<JsonObject> received = receive("{\"max\": 1}");
+        assertEquals(1, received.get(0).getInt("attempt"), "no gone receiver took it first");
+    }
+
+    private HttpRequest.Builder eventStream(String body) {
+        return HttpRequest.newBuilder(http.uri(receive())).timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json").header("Accept", "text/event-stream")
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+    }
+
+    /** A receiver on a socket of its own, so the test can drop the connection: returned once it waits. */
+    private Socket waitingEventStream(int leaseSeconds) throws IOException {
+        Socket socket = new Socket("localhost", http.uri("/").getPort());
+        socket.setSoTimeout(10_000);
+        String body = "{\"max\": 1, \"waitSeconds\": 30, \"leaseSeconds\": " + leaseSeconds + "}";
+        String request = "POST /" + receive() + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                + "Accept: text/event-stream\r\nContent-Length: " + body.length() + "\r\n\r\n" + body;
+        socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+        socket.getOutputStream().flush();
+        BufferedReader lines = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+        String status = lines.readLine();
+        assertTrue(status != null && status.contains(" 200 "), () -> "status line: " + status);
+        for (String line = lines.readLine(); !line.startsWith(":"); line = lines.readLine()) {
+            assertFalse(line.startsWith("event:"), "nothing to receive yet");
+        }
+        return socket; // a heartbeat came: the receiver waits
+    }
+
     private Http.Response ackWithHeader(String queueName, String id, String token) {
-        return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://localhost:"
-                + System.getProperty("it.http.port", "19080") + "/api/queues/" + queueName + "/messages/" + id))
+        return http.send(HttpRequest.newBuilder(http.uri("api/queues/" + queueName + "/messages/" + id))
                 .header("Lease-Token", token).DELETE());
     }
 

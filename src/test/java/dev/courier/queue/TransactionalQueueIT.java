@@ -470,6 +470,29 @@ class TransactionalQueueIT {
     }
 
     @Test
+    void should_stop_waiting_for_a_caller_that_gave_up_and_free_its_place() throws Exception {
+        for (int i = 0; i < 4; i++) { // the test server allows 4 waiters a queue (COURIER_QUEUE_MAX_WAITERS in pom.xml)
+            queue.receiveAsync(name, 1, null, Duration.ofSeconds(30)).toCompletableFuture().cancel(false);
+        }
+        java.util.concurrent.CompletableFuture<List<Delivery>> timedOut = queue.receiveAsync(name, 1, null,
+                Duration.ofSeconds(30)).toCompletableFuture().orTimeout(100, java.util.concurrent.TimeUnit.MILLISECONDS);
+        assertThrows(java.util.concurrent.ExecutionException.class,
+                () -> timedOut.get(5, java.util.concurrent.TimeUnit.SECONDS));
+
+        List<java.util.concurrent.CompletableFuture<List<Delivery>>> live = new java.util.ArrayList<>();
+        for (int i = 0; i < 4; i++) { // would be refused (429) if any of the five above still waited
+            live.add(queue.receiveAsync(name, 1, null, Duration.ofSeconds(30)).toCompletableFuture());
+        }
+        Sent sent = queue.send(name, Payload.json("1"), SendOptions.now());
+        Delivery delivery = (Delivery) java.util.concurrent.CompletableFuture.anyOf(live.toArray(
+                new java.util.concurrent.CompletableFuture<?>[0])).thenApply(r -> ((List<?>) r).get(0))
+                .get(10, java.util.concurrent.TimeUnit.SECONDS);
+        live.forEach(waiting -> waiting.cancel(false));
+        assertEquals(sent.id(), delivery.id());
+        assertEquals(1, delivery.attempt(), "a receiver still there got the first attempt");
+    }
+
+    @Test
     void should_tell_how_long_the_longest_waiting_deliverable_message_has_been_due() {
         queue.send(name, Payload.json("1"), SendOptions.now().after(Duration.ofHours(1)));
         assertTrue(queues.get(name).oldestAge().isEmpty(), "a scheduled message is not waiting");
