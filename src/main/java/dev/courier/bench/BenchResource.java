@@ -1,9 +1,10 @@
 package dev.courier.bench;
 
+import jakarta.enterprise.context.ApplicationScoped;
 import dev.courier.platform.JsonRequest;
 import dev.courier.platform.ProblemException;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
+import dev.courier.platform.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
@@ -18,6 +19,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * {@code POST /api/bench/queue} {@code {"workers", "batch", "messages"}}: runs {@link QueueBenchmark} and answers
  * its figures. 404 unless {@code courier.bench.enabled=true}: a benchmark writes load into the database.
  */
+@ApplicationScoped
 @Path("bench")
 @Produces(MediaType.APPLICATION_JSON)
 public class BenchResource {
@@ -46,6 +48,18 @@ public class BenchResource {
                 .add("send", phase(result.send()))
                 .add("receiveAndAck", phase(result.receiveAndAck()))
                 .build();
+    }
+
+    /** {@code POST /api/bench/queue-cycle} {@code {"workers", "batch", "messages"}}: {@link QueueBenchmark#cycle}. */
+    @POST
+    @Path("queue-cycle")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public JsonObject queueCycle(JsonValue body) throws Exception {
+        requireEnabled();
+        JsonRequest request = JsonRequest.of(body);
+        return phase(benchmark.cycle(request.integer("workers", 1, 64).orElse(1),
+                request.integer("batch", 1, 1000).orElse(1),
+                request.integer("messages", 1, 1_000_000).orElse(1000))).build();
     }
 
     /**

@@ -42,7 +42,7 @@ public final class JsonRequest {
         if (body == null || body.isBlank()) {
             return new JsonRequest(JsonValue.EMPTY_JSON_OBJECT);
         }
-        try (var reader = jakarta.json.Json.createReader(new java.io.StringReader(body))) {
+        try (var reader = Json.createReader(new java.io.StringReader(body))) {
             return of(reader.readValue());
         } catch (jakarta.json.JsonException e) {
             throw new ProblemException(400, "Malformed request body", "The request body is not valid JSON of the expected shape.");

@@ -3,7 +3,6 @@ package dev.courier.platform;
 import jakarta.ejb.EJBException;
 import jakarta.jms.JMSException;
 import jakarta.jms.JMSRuntimeException;
-import jakarta.json.Json;
 import jakarta.json.JsonException;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.bind.JsonbException;

@@ -1,6 +1,6 @@
 package dev.courier.queue;
 
-import jakarta.json.Json;
+import dev.courier.platform.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;

@@ -1,10 +1,11 @@
 package dev.courier.queue;
 
+import jakarta.enterprise.context.ApplicationScoped;
 import dev.courier.platform.JsonRequest;
 import dev.courier.platform.ProblemException;
 import dev.courier.platform.ProblemMapper;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
+import dev.courier.platform.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
@@ -37,6 +38,7 @@ import java.util.Locale;
  * own transaction. Errors: unknown queue 404; invalid name or body 400; payload too large 413; stale or unknown
  * lease token 409; message already acknowledged 410; too many queues 409; too many waiting receivers 429.
  */
+@ApplicationScoped
 @Path("queues")
 @Produces(MediaType.APPLICATION_JSON)
 public class QueueResource {

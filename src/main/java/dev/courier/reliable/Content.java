@@ -2,7 +2,7 @@ package dev.courier.reliable;
 
 import dev.courier.platform.Columns;
 import dev.courier.platform.ProblemException;
-import jakarta.json.Json;
+import dev.courier.platform.Json;
 import jakarta.json.JsonException;
 import jakarta.json.JsonReader;
 import java.io.StringReader;

@@ -1,9 +1,10 @@
 package dev.courier.reliable;
 
+import jakarta.enterprise.context.ApplicationScoped;
 import dev.courier.platform.JsonRequest;
 import dev.courier.platform.ProblemException;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
+import dev.courier.platform.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
@@ -26,6 +27,7 @@ import java.util.Locale;
  * bad body or name 400, unknown message, producer, topic or delivery 404, illegal transition 409 (the problem
  * body's {@code state} is the current one), payload too large 413, broker or database unreachable 503.
  */
+@ApplicationScoped
 @Path("messages")
 @Produces(MediaType.APPLICATION_JSON)
 public class MessageResource {

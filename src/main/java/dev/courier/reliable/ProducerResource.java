@@ -1,9 +1,10 @@
 package dev.courier.reliable;
 
+import jakarta.enterprise.context.ApplicationScoped;
 import dev.courier.platform.JsonRequest;
 import dev.courier.platform.ProblemException;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
+import dev.courier.platform.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
@@ -17,6 +18,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
 /** {@code /api/producers}: register upstream applications and see how their check-backs go. */
+@ApplicationScoped
 @Path("producers")
 @Produces(MediaType.APPLICATION_JSON)
 public class ProducerResource {

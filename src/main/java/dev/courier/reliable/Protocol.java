@@ -4,7 +4,7 @@ import dev.courier.platform.FaultInjection;
 import dev.courier.platform.ProblemException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
+import dev.courier.platform.Json;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;

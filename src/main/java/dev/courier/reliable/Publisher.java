@@ -1,5 +1,6 @@
 package dev.courier.reliable;
 
+import dev.courier.platform.Json;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.jms.ConnectionFactory;
@@ -46,10 +47,10 @@ class Publisher {
      * @throws jakarta.jms.JMSRuntimeException when the broker cannot be reached or refuses
      */
     void subscribe(String topic, String subscriber) {
-        String configuration = jakarta.json.Json.createObjectBuilder().add("name", Names.queue(topic, subscriber))
+        String configuration = Json.createObjectBuilder().add("name", Names.queue(topic, subscriber))
                 .add("address", topic).add("routing-type", "MULTICAST").add("durable", true)
                 .add("filter-string", SUBSCRIBER + " IS NULL OR " + SUBSCRIBER + " = '" + subscriber + "'").build().toString();
-        String parameters = jakarta.json.Json.createArrayBuilder().add(configuration).add(true).build().toString();
+        String parameters = Json.createArrayBuilder().add(configuration).add(true).build().toString();
         try (JMSContext jms = connectionFactory.createContext()) {
             jakarta.jms.TemporaryQueue replies = jms.createTemporaryQueue();
             jakarta.jms.TextMessage request = jms.createTextMessage(parameters);

@@ -1,9 +1,10 @@
 package dev.courier.reliable;
 
+import jakarta.enterprise.context.ApplicationScoped;
 import dev.courier.platform.JsonRequest;
 import dev.courier.platform.ProblemException;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
+import dev.courier.platform.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
@@ -21,6 +22,7 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /** {@code /api/topics}: topics and their subscribers. */
+@ApplicationScoped
 @Path("topics")
 @Produces(MediaType.APPLICATION_JSON)
 public class TopicResource {

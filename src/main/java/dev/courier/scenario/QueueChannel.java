@@ -8,7 +8,7 @@ import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
+import dev.courier.platform.Json;
 
 /**
  * Queue mode, orders side: the order (PLACED) and its message on the transactional queue {@code scenario_orders},

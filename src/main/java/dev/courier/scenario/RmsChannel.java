@@ -4,7 +4,7 @@ import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
+import dev.courier.platform.Json;
 
 /**
  * RMS mode, orders side: the order (PLACED) and the producer helper's barrier row in one local transaction of the

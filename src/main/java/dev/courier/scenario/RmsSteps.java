@@ -10,7 +10,7 @@ import jakarta.jms.ConnectionFactory;
 import jakarta.jms.JMSConsumer;
 import jakarta.jms.JMSContext;
 import jakarta.jms.Message;
-import jakarta.json.Json;
+import dev.courier.platform.Json;
 import jakarta.json.JsonObject;
 import java.io.StringReader;
 

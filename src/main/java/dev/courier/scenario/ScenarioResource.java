@@ -1,9 +1,10 @@
 package dev.courier.scenario;
 
+import jakarta.enterprise.context.ApplicationScoped;
 import dev.courier.platform.JsonRequest;
 import dev.courier.platform.ProblemException;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
+import dev.courier.platform.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
@@ -23,6 +24,7 @@ import jakarta.ws.rs.core.Response;
  * "quantity"?}} → 201 {@code {"orderId", "mode", "state"}} (409 out of stock in XA mode); {@code POST stock}
  * {@code {"sku", "quantity"}}; {@code GET consistency}; {@code PUT slowdown} {@code {"factor"}} (the lab's slowed consumer).
  */
+@ApplicationScoped
 @Path("scenario")
 @Produces(MediaType.APPLICATION_JSON)
 public class ScenarioResource {

@@ -1,8 +1,9 @@
 package dev.courier.twophase;
 
+import jakarta.enterprise.context.ApplicationScoped;
 import dev.courier.platform.ProblemException;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
+import dev.courier.platform.Json;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -20,6 +21,7 @@ import jakarta.ws.rs.core.Context;
  * message in one XA transaction (201); {@code GET /{id}} shows the record and, once the listener processed the
  * message, its receipt.
  */
+@ApplicationScoped
 @Path("twophase/probes")
 @Produces(MediaType.APPLICATION_JSON)
 public class XaProbeResource {

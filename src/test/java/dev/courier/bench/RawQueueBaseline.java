@@ -116,17 +116,106 @@ final class RawQueueBaseline {
         return new QueueBenchmark.Result(workers, batch, send, receive);
     }
 
-    private interface Work {
+    /**
+     * A worker's loop on Courier's SQL, as {@link QueueBenchmark#cycle} runs it on the Java API: send a batch
+     * (one transaction: the queue's row, the inserts), then acknowledge the last batch received and claim the next
+     * (one transaction: the queue's row, the deletes, the claim), until every message went round.
+     */
+    QueueBenchmark.Phase cycle(String queue, int workers, int batch, int messages) throws Exception {
+        AtomicInteger toSend = new AtomicInteger(messages / batch);
+        AtomicInteger left = new AtomicInteger(messages / batch * batch);
+        Double[] delays = new Double[10];
+        java.util.Arrays.fill(delays, 1.0);
+        return phase(workers, messages / batch * batch, connection -> {
+            List<Long> nanos = new ArrayList<>();
+            List<String[]> finished = new ArrayList<>();
+            try (PreparedStatement select = connection.prepareStatement(QueueSql.SELECT_QUEUE);
+                    PreparedStatement insert = connection.prepareStatement(QueueSql.INSERT_MESSAGE);
+                    PreparedStatement claim = connection.prepareStatement(QueueSql.CLAIM_POSTGRESQL);
+                    PreparedStatement ack = connection.prepareStatement(QueueSql.ACK)) {
+                while (left.get() > 0) {
+                    long start = System.nanoTime();
+                    if (toSend.getAndDecrement() > 0) {
+                        select.setString(1, queue);
+                        select.executeQuery().close();
+                        Timestamp now = Timestamp.from(Instant.now());
+                        for (int i = 0; i < batch; i++) {
+                            insert.setString(1, UUID.randomUUID().toString());
+                            insert.setString(2, queue);
+                            insert.setTimestamp(3, now);
+                            insert.setString(4, null);
+                            insert.setString(5, "JSON");
+                            insert.setBytes(6, PAYLOAD.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                            insert.setString(7, null);
+                            insert.setTimestamp(8, now);
+                            insert.addBatch();
+                        }
+                        insert.executeBatch();
+                        connection.commit();
+                    }
+                    select.setString(1, queue);
+                    select.executeQuery().close();
+                    acknowledge(ack, finished);
+                    finished.clear();
+                    Instant now = Instant.now();
+                    claim.setString(1, queue);
+                    claim.setTimestamp(2, Timestamp.from(now));
+                    claim.setInt(3, 10);
+                    claim.setInt(4, batch);
+                    claim.setString(5, UUID.randomUUID().toString().substring(0, 24));
+                    claim.setTimestamp(6, Timestamp.from(now.plusSeconds(60)));
+                    claim.setTimestamp(7, Timestamp.from(now.plusSeconds(60)));
+                    claim.setArray(8, connection.createArrayOf("float8", delays));
+                    try (ResultSet rows = claim.executeQuery()) {
+                        while (rows.next()) {
+                            rows.getBytes(6);
+                            finished.add(new String[] {rows.getString(1), rows.getString(3)});
+                        }
+                    }
+                    connection.commit();
+                    left.addAndGet(-finished.size());
+                    nanos.add(System.nanoTime() - start);
+                }
+                acknowledge(ack, finished);
+                connection.commit();
+            }
+            return nanos;
+        });
+    }
+
+    private static void acknowledge(PreparedStatement ack, List<String[]> finished) throws SQLException {
+        if (finished.isEmpty()) {
+            return;
+        }
+        for (String[] message : finished) {
+            ack.setString(1, message[0]);
+            ack.setString(2, message[1]);
+            ack.addBatch();
+        }
+        for (int deleted : ack.executeBatch()) {
+            if (deleted != 1) {
+                throw new IllegalStateException("raw ack deleted " + deleted + " rows");
+            }
+        }
+    }
+
+    interface Work {
         List<Long> run(Connection connection) throws SQLException;
     }
 
     private QueueBenchmark.Phase phase(int workers, int messages, Work work) throws Exception {
+        return onConnections(url, user, password, false, workers, messages, work);
+    }
+
+    /** Runs {@code work} on {@code workers} threads, each with a connection of its own; times the whole. */
+    static QueueBenchmark.Phase onConnections(String url, String user, String password, boolean autoCommit,
+            int workers, int messages, Work work) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(workers);
         try {
             List<Connection> connections = new ArrayList<>();
             for (int w = 0; w < workers; w++) {
                 Connection connection = DriverManager.getConnection(url, user, password);
-                connection.setAutoCommit(false);
+                connection.setAutoCommit(autoCommit);
                 connections.add(connection);
             }
             long start = System.nanoTime();

@@ -1,0 +1,150 @@
+package dev.courier.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.courier.testing.CourierDeployment;
+import dev.courier.testing.Http;
+import jakarta.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Courier's queue against PGMQ, side by side in one run ({@code mvn -Pbench verify}, PostgreSQL with PGMQ loaded
+ * by {@code bin/postgres}): a worker's loop — send a batch, then acknowledge the last batch and receive the next —
+ * on PGMQ over JDBC, on Courier over REST, on Courier's Java API in the server, and on Courier's own SQL over plain
+ * JDBC. Rounds alternate the four; each figure is the median of three rounds. Also the CPU each costs, from
+ * {@code /proc}: Liberty's per REST request, PostgreSQL's per message. Prints the table and writes
+ * {@code target/bench/queue-cycle.md}. It asserts nothing about speed.
+ */
+@ExtendWith(ArquillianExtension.class)
+class QueueCycleBench {
+
+    private static final int ROUNDS = Integer.getInteger("bench.rounds", 3);
+    private static final String[] SYSTEMS = {"PGMQ", "REST", "Java", "JDBC"};
+    /** -Dbench.only=REST: run one of {@link #SYSTEMS} only, e.g. under a profiler (the table then has gaps). */
+    private static final String ONLY = System.getProperty("bench.only", "");
+
+    private final Http http = Http.server();
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return CourierDeployment.war();
+    }
+
+    @Test
+    void measure_courier_against_pgmq() throws Exception {
+        String host = "jdbc:postgresql://" + System.getProperty("courier.db.host", "localhost") + ":"
+                + System.getProperty("courier.db.port", "5432") + "/";
+        String user = System.getProperty("courier.db.user", "courier");
+        String password = System.getProperty("courier.db.password", "courier");
+        PgmqCycle pgmq = new PgmqCycle(host + System.getProperty("courier.pgmq.db.name", "pgmq_bench"), user, password);
+        assumeTrue(pgmq.available(), "PGMQ is not loaded: run bin/postgres with ../shared/peers present");
+        RawQueueBaseline jdbc = new RawQueueBaseline(host + System.getProperty("courier.db.name", "courier"), user, password);
+        RestCycle rest = new RestCycle(http);
+
+        List<String> rows = new ArrayList<>();
+        rows.add("| workers | batch | PGMQ msg/s | REST msg/s | REST / PGMQ | Java msg/s | Java / PGMQ | JDBC msg/s "
+                + "| Java / JDBC | Liberty CPU ms per REST request | PostgreSQL CPU ms per message: PGMQ / REST / Java / JDBC |");
+        rows.add("|---|---|---|---|---|---|---|---|---|---|---|");
+        // Warm-up until the JIT has settled: Liberty's CPU per request falls about fourfold over the first ~30 000
+        // requests of a fresh server, so fewer would measure the compiler, not Courier.
+        for (String system : SYSTEMS) {
+            if (!ONLY.isEmpty() && !ONLY.equals(system)) {
+                continue;
+            }
+            run(system, 4, 10, 20000, pgmq, rest, jdbc);
+            run(system, 4, 1, system.equals("REST") ? 15000 : 3000, pgmq, rest, jdbc);
+        }
+        // -Dbench.configurations=4x1,8x100 (workers x batch) and -Dbench.rounds narrow a run, e.g. for a profile.
+        int[][] configurations = Arrays.stream(System.getProperty("bench.configurations", "1x1,4x1,8x1,4x100,8x100")
+                .split(",")).map(c -> Arrays.stream(c.trim().split("x")).mapToInt(Integer::parseInt).toArray())
+                .toArray(int[][]::new);
+        for (int[] configuration : configurations) {
+            int workers = configuration[0];
+            int batch = configuration[1];
+            int messages = batch == 1 ? 1000 * Math.min(workers, 3) : 40000;
+            // figures[system][round] = {msg/s, liberty ms per request (REST) or per message, postgres ms per message}
+            double[][][] figures = new double[SYSTEMS.length][ROUNDS][];
+            for (int round = 0; round < ROUNDS; round++) {
+                for (int s = 0; s < SYSTEMS.length; s++) {
+                    figures[s][round] = !ONLY.isEmpty() && !ONLY.equals(SYSTEMS[s]) ? new double[] {Double.NaN, Double.NaN, Double.NaN}
+                            : run(SYSTEMS[s], workers, batch, messages, pgmq, rest, jdbc);
+                }
+            }
+            double[] perSecond = new double[SYSTEMS.length];
+            double[] postgres = new double[SYSTEMS.length];
+            for (int s = 0; s < SYSTEMS.length; s++) {
+                perSecond[s] = median(figures[s], 0);
+                postgres[s] = median(figures[s], 2);
+            }
+            rows.add(String.format(Locale.ROOT, "| %d | %d | %.0f | %.0f | %.2f | %.0f | %.2f | %.0f | %.0f %% | %.2f | %.2f / %.2f / %.2f / %.2f |",
+                    workers, batch, perSecond[0], perSecond[1], perSecond[1] / perSecond[0], perSecond[2],
+                    perSecond[2] / perSecond[0], perSecond[3], 100 * perSecond[2] / perSecond[3], median(figures[1], 1),
+                    postgres[0], postgres[1], postgres[2], postgres[3]));
+            System.out.println(rows.get(rows.size() - 1));
+        }
+        String table = String.join("\n", rows) + "\n";
+        System.out.println("\nQueue cycle (send, then ack + receive), PostgreSQL, Courier vs PGMQ:\n" + table);
+        Files.createDirectories(Path.of("target/bench"));
+        Files.writeString(Path.of("target/bench/queue-cycle.md"), table);
+    }
+
+    /** One measured run: {msg/s, Liberty CPU ms per REST request (REST only), PostgreSQL CPU ms per message}. */
+    private double[] run(String system, int workers, int batch, int messages, PgmqCycle pgmq, RestCycle rest,
+            RawQueueBaseline jdbc) throws Exception {
+        String queue = "cyc_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        boolean courierQueue = system.equals("REST") || system.equals("JDBC");
+        if (courierQueue) {
+            assertEquals(201, http.put("api/queues/" + queue, "{\"leaseSeconds\": 60, \"maxAttempts\": 10}").status());
+        }
+        try {
+            long requestsBefore = rest.requests();
+            double libertyBefore = ProcessCpu.liberty("courier");
+            double postgresBefore = ProcessCpu.postgres();
+            QueueBenchmark.Phase phase = switch (system) {
+                case "PGMQ" -> pgmq.cycle(queue, workers, batch, messages);
+                case "REST" -> rest.cycle(queue, workers, batch, messages);
+                case "Java" -> javaCycle(workers, batch, messages);
+                default -> jdbc.cycle(queue, workers, batch, messages);
+            };
+            double liberty = ProcessCpu.liberty("courier") - libertyBefore;
+            double postgresCpu = ProcessCpu.postgres() - postgresBefore;
+            long requests = rest.requests() - requestsBefore;
+            double[] figures = {phase.perSecond(), requests > 0 ? liberty / requests : Double.NaN,
+                postgresCpu / phase.messages()};
+            System.out.printf(Locale.ROOT, "  %s %dx%d: %.0f msg/s, Liberty %.2f ms CPU per %s, PostgreSQL %.2f ms CPU per message%n",
+                    system, workers, batch, figures[0], requests > 0 ? figures[1] : liberty / phase.messages(),
+                    requests > 0 ? "request" : "message", figures[2]);
+            return figures;
+        } finally {
+            if (courierQueue) {
+                http.delete("api/queues/" + queue);
+            }
+        }
+    }
+
+    private QueueBenchmark.Phase javaCycle(int workers, int batch, int messages) {
+        Http.Response response = http.post("api/bench/queue-cycle",
+                "{\"workers\": " + workers + ", \"batch\": " + batch + ", \"messages\": " + messages + "}");
+        assertEquals(200, response.status(), response::toString);
+        JsonObject phase = response.json();
+        return new QueueBenchmark.Phase(phase.getInt("messages"), phase.getJsonNumber("seconds").doubleValue(),
+                new Latencies(new long[] {1}));
+    }
+
+    private static double median(double[][] rounds, int column) {
+        double[] values = Arrays.stream(rounds).mapToDouble(r -> r[column]).sorted().toArray();
+        return values[values.length / 2];
+    }
+}
