@@ -51,6 +51,16 @@ public final class QueueSql {
                       m.deliver_at, picked.previous_expiry""";
 
 
+    /**
+     * Acknowledges a batch on PostgreSQL: deletes the messages whose current lease is one of the tokens. A token
+     * names its message ({@link LeaseToken}), so matching any of the tokens is matching each pair; the ids let the
+     * primary key find the rows. Parameters: ids (text[]), tokens (text[]); callers append the queue's condition
+     * and {@code RETURNING m.id}.
+     */
+    public static final String ACK_ALL_POSTGRESQL = """
+            DELETE FROM courier_message m
+            WHERE m.id = ANY (CAST(? AS text[])) AND m.lease_token = ANY (CAST(? AS text[]))""";
+
     /** Acknowledges: deletes the message if the token is its current lease; exactly one row or none. Parameters: id, token. */
     public static final String ACK = "DELETE FROM courier_message WHERE id = ? AND lease_token = ?";
 
