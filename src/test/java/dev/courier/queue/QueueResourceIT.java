@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.courier.testing.Broker;
 import dev.courier.testing.CourierDeployment;
 import dev.courier.testing.Eventually;
 import dev.courier.testing.Http;
@@ -408,6 +409,27 @@ class QueueResourceIT {
         http.post(messages(), "{\"payload\": \"later\"}");
         List<JsonObject> received = receive("{\"max\": 1}");
         assertEquals(1, received.get(0).getInt("attempt"), "no gone receiver took it first");
+    }
+
+    @Test
+    void should_send_and_deliver_to_a_waiting_receiver_while_the_broker_is_down() throws Exception {
+        Broker.stop(); // cross-server wake-ups go through the broker: losing them must not lose or refuse a send
+        try {
+            CompletableFuture<Http.Response> waiting = CompletableFuture.supplyAsync(
+                    () -> http.post(receive(), "{\"max\": 1, \"waitSeconds\": 20}"));
+            Thread.sleep(300); // the receiver waits
+            Http.Response sent = http.post(messages(), "{\"payload\": \"no broker\"}");
+            assertEquals(201, sent.status(), sent::toString);
+            Http.Response received = waiting.get(25, TimeUnit.SECONDS);
+            assertEquals(200, received.status(), received::toString);
+            assertEquals(sent.json().getString("id"),
+                    received.json().getJsonArray("messages").getJsonObject(0).getString("id"));
+            Http.Response again = http.post(messages(), "{\"payload\": \"after a lost wake-up\"}");
+            assertEquals(201, again.status(), "a send after a failed wake-up commits too: " + again);
+            assertEquals(again.json().getString("id"), receive("{\"max\": 1}").get(0).getString("id"));
+        } finally {
+            Broker.start();
+        }
     }
 
     private HttpRequest.Builder eventStream(String body) {
