@@ -44,22 +44,7 @@ final class RawQueueBaseline {
                     PreparedStatement insert = connection.prepareStatement(QueueSql.INSERT_MESSAGE)) {
                 while (toSend.getAndDecrement() > 0) {
                     long start = System.nanoTime();
-                    select.setString(1, queue);
-                    select.executeQuery().close();
-                    Timestamp now = Timestamp.from(Instant.now());
-                    for (int i = 0; i < batch; i++) {
-                        insert.setString(1, UUID.randomUUID().toString());
-                        insert.setString(2, queue);
-                        insert.setTimestamp(3, now);
-                        insert.setString(4, null);
-                        insert.setString(5, "JSON");
-                        insert.setBytes(6, PAYLOAD.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-                        insert.setString(7, null);
-                        insert.setTimestamp(8, now);
-                        insert.addBatch();
-                    }
-                    insert.executeBatch();
-                    connection.commit();
+                    send(connection, select, insert, queue, batch);
                     nanos.add(System.nanoTime() - start);
                 }
             }
@@ -136,22 +121,7 @@ final class RawQueueBaseline {
                 while (left.get() > 0) {
                     long start = System.nanoTime();
                     if (toSend.getAndDecrement() > 0) {
-                        select.setString(1, queue);
-                        select.executeQuery().close();
-                        Timestamp now = Timestamp.from(Instant.now());
-                        for (int i = 0; i < batch; i++) {
-                            insert.setString(1, UUID.randomUUID().toString());
-                            insert.setString(2, queue);
-                            insert.setTimestamp(3, now);
-                            insert.setString(4, null);
-                            insert.setString(5, "JSON");
-                            insert.setBytes(6, PAYLOAD.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-                            insert.setString(7, null);
-                            insert.setTimestamp(8, now);
-                            insert.addBatch();
-                        }
-                        insert.executeBatch();
-                        connection.commit();
+                        send(connection, select, insert, queue, batch);
                     }
                     select.setString(1, queue);
                     select.executeQuery().close();
@@ -181,6 +151,27 @@ final class RawQueueBaseline {
             }
             return nanos;
         });
+    }
+
+    /** One send transaction: the queue's row, then the batch of inserts, as Courier's send runs them. */
+    private static void send(Connection connection, PreparedStatement select, PreparedStatement insert, String queue,
+            int batch) throws SQLException {
+        select.setString(1, queue);
+        select.executeQuery().close();
+        Timestamp now = Timestamp.from(Instant.now());
+        for (int i = 0; i < batch; i++) {
+            insert.setString(1, UUID.randomUUID().toString());
+            insert.setString(2, queue);
+            insert.setTimestamp(3, now);
+            insert.setString(4, null);
+            insert.setString(5, "JSON");
+            insert.setBytes(6, PAYLOAD.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            insert.setString(7, null);
+            insert.setTimestamp(8, now);
+            insert.addBatch();
+        }
+        insert.executeBatch();
+        connection.commit();
     }
 
     private static void acknowledge(PreparedStatement ack, List<String[]> finished) throws SQLException {
