@@ -158,7 +158,7 @@ final class DerbyQueueDialect implements QueueDialect {
 
     @Override
     public String selectQueue() {
-        return QueueSql.SELECT_QUEUE.replace("clock_timestamp()", "CAST(NULL AS TIMESTAMP)");
+        return QueueSql.SELECT_QUEUE_DERBY;
     }
 
     @Override

@@ -18,6 +18,7 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.function.IntSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -114,7 +115,7 @@ public class Sweeper {
     }
 
     /** Repeats a paged step while it fills its page, up to a bound per sweep (the next sweep goes on). */
-    private static int pages(java.util.function.IntSupplier step) {
+    private static int pages(IntSupplier step) {
         int total = 0;
         for (int page = 0; page < MAX_PAGES; page++) {
             int done = step.getAsInt();
