@@ -1,7 +1,6 @@
 package dev.courier.bench;
 
 import dev.courier.queue.QueueSql;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -23,7 +22,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class RawQueueBaseline {
 
-    private static final String PAYLOAD = "{\"order\": 12345, \"amount\": 99.5, \"currency\": \"EUR\"}";
+    /** Redelivery delays of 1 s for the 10 attempts the benchmark queues allow (the claim's last parameter). */
+    private static final Double[] DELAYS = java.util.Collections.nCopies(10, 1.0).toArray(Double[]::new);
+    private static final String PAYLOAD = QueueBenchmark.PAYLOAD_JSON;
 
     private final String url;
     private final String user;
@@ -53,8 +54,6 @@ final class RawQueueBaseline {
         AtomicInteger left = new AtomicInteger(total);
         QueueBenchmark.Phase receive = phase(workers, total, connection -> {
             List<Long> nanos = new ArrayList<>();
-            Double[] delays = new Double[10];
-            java.util.Arrays.fill(delays, 1.0);
             try (PreparedStatement select = connection.prepareStatement(QueueSql.SELECT_QUEUE);
                     PreparedStatement claim = connection.prepareStatement(QueueSql.CLAIM_POSTGRESQL);
                     PreparedStatement ack = connection.prepareStatement(QueueSql.ACK)) {
@@ -62,33 +61,9 @@ final class RawQueueBaseline {
                     long start = System.nanoTime();
                     select.setString(1, queue);
                     select.executeQuery().close();
-                    Instant now = Instant.now();
-                    Array array = connection.createArrayOf("float8", delays);
-                    claim.setString(1, queue);
-                    claim.setTimestamp(2, Timestamp.from(now));
-                    claim.setInt(3, 10);
-                    claim.setInt(4, batch);
-                    claim.setString(5, UUID.randomUUID().toString().substring(0, 24));
-                    claim.setTimestamp(6, Timestamp.from(now.plusSeconds(60)));
-                    claim.setTimestamp(7, Timestamp.from(now.plusSeconds(60)));
-                    claim.setArray(8, array);
-                    int got = 0;
-                    try (ResultSet rows = claim.executeQuery()) {
-                        while (rows.next()) {
-                            rows.getBytes(6);
-                            ack.setString(1, rows.getString(1));
-                            ack.setString(2, rows.getString(3));
-                            ack.addBatch();
-                            got++;
-                        }
-                    }
-                    if (got > 0) {
-                        for (int deleted : ack.executeBatch()) {
-                            if (deleted != 1) {
-                                throw new IllegalStateException("raw ack deleted " + deleted + " rows");
-                            }
-                        }
-                    }
+                    List<String[]> claimed = claim(connection, claim, queue, batch);
+                    acknowledge(ack, claimed);
+                    int got = claimed.size();
                     connection.commit();
                     if (got > 0) {
                         nanos.add(System.nanoTime() - start);
@@ -109,8 +84,6 @@ final class RawQueueBaseline {
     QueueBenchmark.Phase cycle(String queue, int workers, int batch, int messages) throws Exception {
         AtomicInteger toSend = new AtomicInteger(messages / batch);
         AtomicInteger left = new AtomicInteger(messages / batch * batch);
-        Double[] delays = new Double[10];
-        java.util.Arrays.fill(delays, 1.0);
         return phase(workers, messages / batch * batch, connection -> {
             List<Long> nanos = new ArrayList<>();
             List<String[]> finished = new ArrayList<>();
@@ -127,21 +100,7 @@ final class RawQueueBaseline {
                     select.executeQuery().close();
                     acknowledge(ack, finished);
                     finished.clear();
-                    Instant now = Instant.now();
-                    claim.setString(1, queue);
-                    claim.setTimestamp(2, Timestamp.from(now));
-                    claim.setInt(3, 10);
-                    claim.setInt(4, batch);
-                    claim.setString(5, UUID.randomUUID().toString().substring(0, 24));
-                    claim.setTimestamp(6, Timestamp.from(now.plusSeconds(60)));
-                    claim.setTimestamp(7, Timestamp.from(now.plusSeconds(60)));
-                    claim.setArray(8, connection.createArrayOf("float8", delays));
-                    try (ResultSet rows = claim.executeQuery()) {
-                        while (rows.next()) {
-                            rows.getBytes(6);
-                            finished.add(new String[] {rows.getString(1), rows.getString(3)});
-                        }
-                    }
+                    finished.addAll(claim(connection, claim, queue, batch));
                     connection.commit();
                     left.addAndGet(-finished.size());
                     nanos.add(System.nanoTime() - start);
@@ -172,6 +131,28 @@ final class RawQueueBaseline {
         }
         insert.executeBatch();
         connection.commit();
+    }
+
+    /** One claim of up to {@code batch} messages, as Courier's; answers each message's id and lease token. */
+    private static List<String[]> claim(Connection connection, PreparedStatement claim, String queue, int batch)
+            throws SQLException {
+        Instant now = Instant.now();
+        claim.setString(1, queue);
+        claim.setTimestamp(2, Timestamp.from(now));
+        claim.setInt(3, 10);
+        claim.setInt(4, batch);
+        claim.setString(5, UUID.randomUUID().toString().substring(0, 24));
+        claim.setTimestamp(6, Timestamp.from(now.plusSeconds(60)));
+        claim.setTimestamp(7, Timestamp.from(now.plusSeconds(60)));
+        claim.setArray(8, connection.createArrayOf("float8", DELAYS));
+        List<String[]> claimed = new ArrayList<>();
+        try (ResultSet rows = claim.executeQuery()) {
+            while (rows.next()) {
+                rows.getBytes(6);
+                claimed.add(new String[] {rows.getString(1), rows.getString(3)});
+            }
+        }
+        return claimed;
     }
 
     private static void acknowledge(PreparedStatement ack, List<String[]> finished) throws SQLException {
