@@ -1,5 +1,7 @@
 package dev.courier.bench;
 
+import dev.courier.web.Roles;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.ApplicationScoped;
 import dev.courier.platform.JsonRequest;
 import dev.courier.platform.ProblemException;
@@ -34,6 +36,7 @@ public class BenchResource {
     @Inject
     private ReliableBenchmark reliable;
 
+    @RolesAllowed(Roles.ADMIN)
     @POST
     @Path("queue")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -51,6 +54,7 @@ public class BenchResource {
     }
 
     /** {@code POST /api/bench/queue-cycle} {@code {"workers", "batch", "messages"}}: {@link QueueBenchmark#cycle}. */
+    @RolesAllowed(Roles.ADMIN)
     @POST
     @Path("queue-cycle")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -66,6 +70,7 @@ public class BenchResource {
      * {@code POST /api/bench/reliable} {@code {"topic", "producer", "producers", "messages", "confirm"?,
      * "checkBackSeconds"?}}: runs {@link ReliableBenchmark}.
      */
+    @RolesAllowed(Roles.ADMIN)
     @POST
     @Path("reliable")
     @Consumes(MediaType.APPLICATION_JSON)

@@ -10,23 +10,37 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.Map;
 import java.util.Objects;
 
-/** {@link CourierApi} over Courier's REST API at a base URL such as {@code http://courier:9080/}. */
+/**
+ * {@link CourierApi} over Courier's REST API at a base URL such as {@code http://courier:9080/}, as a user of
+ * Courier's registry (HTTP Basic): a producer needs the {@code courier-producer} role, a consumer
+ * {@code courier-consumer}.
+ */
 public final class HttpCourierApi implements CourierApi {
 
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
     private final URI base;
     private final Duration timeout;
+    private final String authorization;
 
-    /** @param timeout how long one call may take before it counts as failed */
-    public HttpCourierApi(URI base, Duration timeout) {
+    /**
+     * @param timeout how long one call may take before it counts as failed
+     * @param user a user of Courier's registry
+     * @param password the user's password
+     */
+    public HttpCourierApi(URI base, Duration timeout, String user, String password) {
         String text = Objects.requireNonNull(base, "Courier's base URL is required").toString();
         this.base = URI.create(text.endsWith("/") ? text : text + "/");
         this.timeout = Objects.requireNonNull(timeout, "timeout is required");
+        this.authorization = "Basic " + Base64.getEncoder().encodeToString((Objects.requireNonNull(user,
+                "user is required") + ":" + Objects.requireNonNull(password, "password is required"))
+                .getBytes(StandardCharsets.UTF_8));
     }
 
     @Override
@@ -71,7 +85,7 @@ public final class HttpCourierApi implements CourierApi {
 
     private JsonObject call(String method, String path, String body) {
         HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path)).timeout(timeout)
-                .header("Accept", "application/json");
+                .header("Accept", "application/json").header("Authorization", authorization);
         if (body == null) {
             request.method(method, HttpRequest.BodyPublishers.noBody());
         } else {

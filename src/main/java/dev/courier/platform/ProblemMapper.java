@@ -29,6 +29,10 @@ import java.util.logging.Logger;
 public class ProblemMapper implements ExceptionMapper<Throwable> {
 
     public static final String PROBLEM_JSON = "application/problem+json";
+    /** What a 401 says, whoever answers it (the container or a resource). */
+    public static final String UNAUTHORIZED = "Authentication is required: send credentials (HTTP Basic or a bearer token).";
+    /** What a 403 says: what the caller lacks, nothing about what exists. */
+    public static final String FORBIDDEN = "The authenticated caller does not hold a role that may do this.";
     private static final Logger LOG = Logger.getLogger(ProblemMapper.class.getName());
 
     @Override
@@ -67,6 +71,8 @@ public class ProblemMapper implements ExceptionMapper<Throwable> {
     private static String clientDetail(WebApplicationException web, Response.StatusType status) {
         // The framework's own messages name its internals; say what the caller can act on instead.
         return switch (status.getStatusCode()) {
+            case 401 -> UNAUTHORIZED;
+            case 403 -> FORBIDDEN;
             case 404 -> "There is no resource at this path.";
             case 405 -> "This resource does not accept that HTTP method.";
             case 406 -> "This resource answers with application/json only.";

@@ -1,5 +1,7 @@
 package dev.courier.queue;
 
+import dev.courier.web.Roles;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.ApplicationScoped;
 import dev.courier.platform.JsonRequest;
 import dev.courier.platform.ProblemException;
@@ -69,6 +71,7 @@ public class QueueResource {
     @Inject
     private QueueSettings settings;
 
+    @RolesAllowed({Roles.ADMIN, Roles.PRODUCER, Roles.CONSUMER})
     @GET
     public JsonObject list() {
         JsonArrayBuilder all = Json.createArrayBuilder();
@@ -76,6 +79,7 @@ public class QueueResource {
         return Json.createObjectBuilder().add("queues", all).build();
     }
 
+    @RolesAllowed(Roles.ADMIN)
     @PUT
     @Path("{queue}")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -97,6 +101,7 @@ public class QueueResource {
                 .entity(QueueJson.queue(queues.get(queueName), waiters.waiting(queueName))).build();
     }
 
+    @RolesAllowed({Roles.ADMIN, Roles.PRODUCER, Roles.CONSUMER})
     @GET
     @Path("{queue}")
     public JsonObject get(@PathParam("queue") String name) {
@@ -104,12 +109,14 @@ public class QueueResource {
         return QueueJson.queue(queues.get(queueName), waiters.waiting(queueName));
     }
 
+    @RolesAllowed(Roles.ADMIN)
     @DELETE
     @Path("{queue}")
     public void drop(@PathParam("queue") String name) {
         queues.drop(QueueName.of(name));
     }
 
+    @RolesAllowed(Roles.PRODUCER)
     @POST
     @Path("{queue}/messages")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -147,6 +154,7 @@ public class QueueResource {
         }
     }
 
+    @RolesAllowed({Roles.ADMIN, Roles.CONSUMER})
     @GET
     @Path("{queue}/messages")
     public JsonObject query(@PathParam("queue") String name, @QueryParam("state") String state,
@@ -158,12 +166,14 @@ public class QueueResource {
         return QueueJson.page(messages.query(QueueName.of(name), filter, after, integer("limit", limit, 100)));
     }
 
+    @RolesAllowed({Roles.ADMIN, Roles.CONSUMER})
     @GET
     @Path("{queue}/messages/{id}")
     public JsonObject message(@PathParam("queue") String name, @PathParam("id") String id) {
         return QueueJson.message(messages.get(QueueName.of(name), id).orElseThrow(() -> notFound(name, id)));
     }
 
+    @RolesAllowed(Roles.CONSUMER)
     @POST
     @Path("{queue}/receive")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -190,6 +200,7 @@ public class QueueResource {
      * {@code messages} ({@code {"messages": [...]}}, possibly empty) or one {@code problem} (a problem+json body
      * for a failure after the first claim); bad input still answers with a plain 4xx before the stream starts.
      */
+    @RolesAllowed(Roles.CONSUMER)
     @POST
     @Path("{queue}/receive")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -236,6 +247,7 @@ public class QueueResource {
         return Json.createObjectBuilder().add("messages", received).build();
     }
 
+    @RolesAllowed(Roles.CONSUMER)
     @POST
     @Path("{queue}/messages/{id}/renew")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -249,6 +261,7 @@ public class QueueResource {
                 .add("leaseExpiresAt", lease.expiresAt().toString()).build();
     }
 
+    @RolesAllowed(Roles.CONSUMER)
     @POST
     @Path("{queue}/messages/{id}/release")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -259,6 +272,7 @@ public class QueueResource {
         queue.release(QueueName.of(name), token(name, id, request.string("leaseToken").orElse(null)), delay, reason);
     }
 
+    @RolesAllowed(Roles.CONSUMER)
     @POST
     @Path("{queue}/ack")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -268,6 +282,7 @@ public class QueueResource {
         queue.ackAll(QueueName.of(name), tokens);
     }
 
+    @RolesAllowed(Roles.CONSUMER)
     @DELETE
     @Path("{queue}/messages/{id}")
     public void ack(@PathParam("queue") String name, @PathParam("id") String id,
@@ -276,6 +291,7 @@ public class QueueResource {
         queue.ack(QueueName.of(name), token(name, id, header != null ? header : query));
     }
 
+    @RolesAllowed(Roles.ADMIN)
     @GET
     @Path("{queue}/dead")
     public JsonObject dead(@PathParam("queue") String name, @QueryParam("after") String after,
@@ -283,12 +299,14 @@ public class QueueResource {
         return QueueJson.page(dead.list(QueueName.of(name), after, integer("limit", limit, 100)));
     }
 
+    @RolesAllowed(Roles.ADMIN)
     @GET
     @Path("{queue}/dead/{id}")
     public JsonObject deadMessage(@PathParam("queue") String name, @PathParam("id") String id) {
         return QueueJson.message(dead.get(QueueName.of(name), id).orElseThrow(() -> notFound(name, id)));
     }
 
+    @RolesAllowed(Roles.ADMIN)
     @POST
     @Path("{queue}/dead/replay")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -305,6 +323,7 @@ public class QueueResource {
         return Json.createObjectBuilder().add("replayed", replayed).build();
     }
 
+    @RolesAllowed(Roles.ADMIN)
     @DELETE
     @Path("{queue}/dead")
     public JsonObject purge(@PathParam("queue") String name, @QueryParam("id") List<String> ids) {

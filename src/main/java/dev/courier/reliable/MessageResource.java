@@ -1,5 +1,7 @@
 package dev.courier.reliable;
 
+import dev.courier.web.Roles;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.ApplicationScoped;
 import dev.courier.platform.JsonRequest;
 import dev.courier.platform.ProblemException;
@@ -39,6 +41,7 @@ public class MessageResource {
      * Prepare: {@code {"topic", "producer", "payload", "headers"?, "checkBackSeconds"?, "deliverAt"?}} → 201
      * {@code {"id", "state": "PENDING"}}.
      */
+    @RolesAllowed(Roles.PRODUCER)
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     public Response prepare(JsonValue body) {
@@ -54,6 +57,7 @@ public class MessageResource {
     }
 
     /** Confirm, with an optional final {@code {"payload", "headers"}} → 200 {@code {"id", "state"}}. */
+    @RolesAllowed(Roles.PRODUCER)
     @POST
     @Path("{id}/confirm")
     public JsonObject confirm(@PathParam("id") String id, String body) {
@@ -63,6 +67,7 @@ public class MessageResource {
     }
 
     /** Cancel → 200 {@code {"id", "state": "CANCELLED"}}. */
+    @RolesAllowed(Roles.PRODUCER)
     @DELETE
     @Path("{id}")
     public JsonObject cancel(@PathParam("id") String id) {
@@ -70,6 +75,7 @@ public class MessageResource {
     }
 
     /** {@code {"subscriber"}} → 200 {@code {"id", "state"}} (COMPLETED once every subscriber has reported). */
+    @RolesAllowed(Roles.CONSUMER)
     @POST
     @Path("{id}/consumed")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -80,6 +86,7 @@ public class MessageResource {
     }
 
     /** {@code {"subscriber", "reason"}} → 200: redelivered to that subscriber after the backoff. */
+    @RolesAllowed(Roles.CONSUMER)
     @POST
     @Path("{id}/failed")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -91,12 +98,14 @@ public class MessageResource {
         return ReliableJson.outcome(messages.failed(id, subscriber, reason));
     }
 
+    @RolesAllowed(Roles.ADMIN)
     @POST
     @Path("{id}/resume")
     public JsonObject resume(@PathParam("id") String id) {
         return ReliableJson.outcome(messages.resume(id));
     }
 
+    @RolesAllowed(Roles.ADMIN)
     @POST
     @Path("{id}/deliveries/{subscriber}/replay")
     public JsonObject replay(@PathParam("id") String id, @PathParam("subscriber") String subscriber) {
@@ -104,6 +113,7 @@ public class MessageResource {
     }
 
     /** The message with {@code deliveries} (the ledger) and {@code history}. */
+    @RolesAllowed({Roles.ADMIN, Roles.PRODUCER, Roles.CONSUMER})
     @GET
     @Path("{id}")
     public JsonObject get(@PathParam("id") String id) {
@@ -111,6 +121,7 @@ public class MessageResource {
     }
 
     /** Paged by {@code offset} and {@code limit} (default 100); {@code next} is the next page's offset or null. */
+    @RolesAllowed({Roles.ADMIN, Roles.PRODUCER, Roles.CONSUMER})
     @GET
     public JsonObject query(@QueryParam("state") String state, @QueryParam("topic") String topic,
             @QueryParam("producer") String producer, @QueryParam("subscriber") String subscriber,

@@ -1,5 +1,7 @@
 package dev.courier.reliable;
 
+import dev.courier.web.Roles;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.ApplicationScoped;
 import dev.courier.platform.JsonRequest;
 import dev.courier.platform.ProblemException;
@@ -27,6 +29,7 @@ public class ProducerResource {
     private Producers producers;
 
     /** {@code {"name", "checkBackUrl", "notificationUrl"?}} → 201 created, 200 updated. */
+    @RolesAllowed(Roles.ADMIN)
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     public Response register(JsonValue body) {
@@ -38,6 +41,7 @@ public class ProducerResource {
         return Response.status(created ? 201 : 200).entity(ReliableJson.producer(producers.status(name))).build();
     }
 
+    @RolesAllowed(Roles.ADMIN)
     @GET
     public JsonObject list() {
         JsonArrayBuilder all = Json.createArrayBuilder();
@@ -46,6 +50,7 @@ public class ProducerResource {
     }
 
     /** The producer with its circuit state, pending and due check-backs and last error. */
+    @RolesAllowed(Roles.ADMIN)
     @GET
     @Path("{name}")
     public JsonObject get(@PathParam("name") String name) {

@@ -1,5 +1,7 @@
 package dev.courier.reliable;
 
+import dev.courier.web.Roles;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.ApplicationScoped;
 import dev.courier.platform.JsonRequest;
 import dev.courier.platform.ProblemException;
@@ -31,6 +33,7 @@ public class TopicResource {
     private Topics topics;
 
     /** {@code {"name", "retryLimit"?, "deliveryTimeoutSeconds"?}} → 201 created, 200 updated. */
+    @RolesAllowed(Roles.ADMIN)
     @POST
     @Path("{topic}/subscribers")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -42,6 +45,7 @@ public class TopicResource {
         return Response.status(created ? 201 : 200).entity(ReliableJson.topic(topic, topics.subscribers(topic))).build();
     }
 
+    @RolesAllowed({Roles.ADMIN, Roles.PRODUCER, Roles.CONSUMER})
     @GET
     public JsonObject list() {
         Map<String, List<Subscriber>> byTopic = topics.all().stream()
@@ -51,6 +55,7 @@ public class TopicResource {
         return Json.createObjectBuilder().add("topics", all).build();
     }
 
+    @RolesAllowed({Roles.ADMIN, Roles.PRODUCER, Roles.CONSUMER})
     @GET
     @Path("{topic}")
     public JsonObject get(@PathParam("topic") String topic) {

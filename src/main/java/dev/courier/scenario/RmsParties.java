@@ -16,6 +16,7 @@ import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.net.URI;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Optional;
 import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -37,6 +38,16 @@ public class RmsParties {
     @Inject
     @ConfigProperty(name = "courier.scenario.courier-url", defaultValue = "http://localhost:9080/")
     String courierUrl;
+
+    // The scenario's services call Courier's API as any producer and consumer would: with an account.
+    // bin/credentials sets both for the embedded default.
+    @Inject
+    @ConfigProperty(name = "courier.scenario.user", defaultValue = "admin")
+    String courierUser;
+
+    @Inject
+    @ConfigProperty(name = "courier.scenario.password")
+    Optional<String> courierPassword;
 
     @Resource(lookup = "jdbc/courier")
     private DataSource ordersDb;
@@ -61,7 +72,8 @@ public class RmsParties {
 
     @PostConstruct
     void wire() {
-        CourierApi courier = new HttpCourierApi(URI.create(courierUrl), Duration.ofSeconds(10));
+        CourierApi courier = new HttpCourierApi(URI.create(courierUrl), Duration.ofSeconds(10), courierUser,
+                courierPassword.orElse(""));
         orders = new ReliableProducer(courier, ORDERS_SERVICE, ordersDb, transactions);
         inventory = new ReliableProducer(courier, INVENTORY_SERVICE, inventoryDb, transactions);
         inventoryInbox = new ReliableConsumer(courier, "inventory", inventoryDb, transactions);

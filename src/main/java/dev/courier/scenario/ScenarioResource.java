@@ -1,5 +1,8 @@
 package dev.courier.scenario;
 
+import dev.courier.web.Roles;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.annotation.security.PermitAll;
 import jakarta.enterprise.context.ApplicationScoped;
 import dev.courier.platform.JsonRequest;
 import dev.courier.platform.ProblemException;
@@ -41,6 +44,7 @@ public class ScenarioResource {
     @Inject
     private SlowConsumer slow;
 
+    @RolesAllowed(Roles.PRODUCER)
     @POST
     @Path("orders")
     public Response place(@QueryParam("mode") String mode, String body) {
@@ -51,12 +55,14 @@ public class ScenarioResource {
                 .add("mode", placed.mode().wire()).add("state", placed.state().name()).build()).build();
     }
 
+    @RolesAllowed({Roles.ADMIN, Roles.PRODUCER, Roles.CONSUMER})
     @GET
     @Path("orders/{id}")
     public JsonObject order(@PathParam("id") String id) {
         return Json.createObjectBuilder().add("orderId", id).add("state", orders.state(id).name()).build();
     }
 
+    @RolesAllowed(Roles.ADMIN)
     @POST
     @Path("stock")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -70,6 +76,7 @@ public class ScenarioResource {
     }
 
     /** The slowed inventory instance's factor ({@link SlowConsumer}): {@code {"factor"}}, 1 = normal speed. */
+    @RolesAllowed(Roles.ADMIN)
     @GET
     @Path("slowdown")
     public JsonObject slowdown() {
@@ -77,6 +84,7 @@ public class ScenarioResource {
     }
 
     /** Slows one inventory instance down ({@code {"factor": 1..100}}; 1 restores it), for the lab's fault runs. */
+    @RolesAllowed(Roles.ADMIN)
     @PUT
     @Path("slowdown")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -90,6 +98,7 @@ public class ScenarioResource {
      * The services' check-back endpoints (RMS mode), answered from their barrier tables; called with no
      * transaction, as {@link dev.courier.client.BarrierCheckBack} requires.
      */
+    @PermitAll
     @GET
     @Path("check-back/{service}")
     public String checkBack(@PathParam("service") String service, @QueryParam("id") String id) throws java.sql.SQLException {
@@ -105,6 +114,7 @@ public class ScenarioResource {
     }
 
     /** Per mode and in total: orders, reserved, rejected, pending, missing, duplicated, orphaned; negativeStock. */
+    @RolesAllowed(Roles.ADMIN)
     @GET
     @Path("consistency")
     public JsonObject consistency() {

@@ -1,5 +1,7 @@
 package dev.courier.twophase;
 
+import dev.courier.web.Roles;
+import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.ApplicationScoped;
 import dev.courier.platform.ProblemException;
 import jakarta.inject.Inject;
@@ -33,6 +35,7 @@ public class XaProbeResource {
     @Inject
     private XaProbe probe;
 
+    @RolesAllowed(Roles.ADMIN)
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     public Response create(ProbeRequest request, @Context UriInfo uri) {
@@ -44,6 +47,7 @@ public class XaProbeResource {
                 .entity(view(record).build().toString()).build();
     }
 
+    @RolesAllowed(Roles.ADMIN)
     @GET
     @Path("{id}")
     public String get(@PathParam("id") String id) {

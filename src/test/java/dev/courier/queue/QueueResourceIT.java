@@ -435,7 +435,7 @@ class QueueResourceIT {
     private HttpRequest.Builder eventStream(String body) {
         return HttpRequest.newBuilder(http.uri(receive())).timeout(Duration.ofSeconds(30))
                 .header("Content-Type", "application/json").header("Accept", "text/event-stream")
-                .POST(HttpRequest.BodyPublishers.ofString(body));
+                .header("Authorization", http.authorization()).POST(HttpRequest.BodyPublishers.ofString(body));
     }
 
     /** A receiver on a socket of its own, so the test can drop the connection: returned once it waits. */
@@ -444,7 +444,7 @@ class QueueResourceIT {
         socket.setSoTimeout(10_000);
         String body = "{\"max\": 1, \"waitSeconds\": 30, \"leaseSeconds\": " + leaseSeconds + "}";
         String request = "POST /" + receive() + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
-                + "Accept: text/event-stream\r\nContent-Length: " + body.length() + "\r\n\r\n" + body;
+                + "Accept: text/event-stream\r\nAuthorization: " + http.authorization() + "\r\nContent-Length: " + body.length() + "\r\n\r\n" + body;
         socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
         socket.getOutputStream().flush();
         BufferedReader lines = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));

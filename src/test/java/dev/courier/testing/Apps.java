@@ -46,7 +46,10 @@ public class Apps {
 
     @PostConstruct
     void start() {
-        courier = new LossyCourierApi(new HttpCourierApi(URI.create("http://localhost:" + System.getenv().getOrDefault("COURIER_HTTP_PORT", "19080") + "/"), Duration.ofSeconds(10)));
+        // The server's own account (bin/credentials), as the demo scenario uses it.
+        org.eclipse.microprofile.config.Config config = org.eclipse.microprofile.config.ConfigProvider.getConfig();
+        courier = new LossyCourierApi(new HttpCourierApi(URI.create("http://localhost:" + System.getenv().getOrDefault("COURIER_HTTP_PORT", "19080") + "/"), Duration.ofSeconds(10),
+                config.getValue("courier.scenario.user", String.class), config.getValue("courier.scenario.password", String.class)));
         try {
             ClientTables.create(dataSource);
             try (Connection c = dataSource.getConnection()) {

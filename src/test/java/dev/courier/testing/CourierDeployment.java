@@ -2,12 +2,14 @@ package dev.courier.testing;
 
 import java.io.File;
 import org.jboss.shrinkwrap.api.ShrinkWrap;
+import org.jboss.shrinkwrap.api.spec.JavaArchive;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 
 /**
  * The archive every integration test deploys: the WAR the build produced, exactly as shipped, plus the
  * test-side beans (armed faults, a settable clock, test control endpoints). Named {@code courier.war} so the application is
- * {@code courier} and server.xml's activation specs ({@code courier/<Bean>}) apply.
+ * {@code courier} and server.xml's activation specs ({@code courier/<Bean>}) apply. The test applications' paths
+ * ({@code /api/test/*}) need no credentials: they stand for other services, which Courier calls without any.
  */
 public final class CourierDeployment {
 
@@ -19,6 +21,8 @@ public final class CourierDeployment {
         return ShrinkWrap.createFromZipFile(WebArchive.class, built)
                 .addClasses(ArmedFaults.class, SettableClock.class, ProbeDriver.class, TestControlResource.class,
                         Apps.class, LossyCourierApi.class, Orders.class, Orders.Hold.class, Orders.Rows.class,
-                        Downstream.class, UpstreamResource.class);
+                        Downstream.class, UpstreamResource.class)
+                .addAsLibrary(ShrinkWrap.create(JavaArchive.class, "courier-test-apps.jar")
+                        .addAsManifestResource("test-apps-web-fragment.xml", "web-fragment.xml"));
     }
 }

@@ -4,25 +4,78 @@ import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
 import java.io.IOException;
+import java.io.Reader;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Base64;
+import java.util.Properties;
 
-/** A small HTTP client for client-side tests: requests against the test server, JSON bodies parsed. */
+/**
+ * A small HTTP client for client-side tests: requests against the test server, JSON bodies parsed. It calls as
+ * {@code admin} (every role) unless told otherwise ({@link #as}, {@link #anonymous}), with the passwords the build
+ * generated ({@code bin/credentials --test} into {@code <it.data.dir>/security}).
+ */
 public final class Http {
 
     // HTTP/1.1: with the default (HTTP/2 upgrade) the JDK client holds concurrent requests until the first answers.
     private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
 
+    private static final String ADMIN = "admin";
+
     private final URI base;
+    private final String authorization;
 
     public Http(String base) {
-        this.base = URI.create(base.endsWith("/") ? base : base + "/");
+        this(URI.create(base.endsWith("/") ? base : base + "/"), basic(ADMIN));
+    }
+
+    private Http(URI base, String authorization) {
+        this.base = base;
+        this.authorization = authorization;
+    }
+
+    /** The same server as {@code user} of the generated registry ({@code admin}, {@code producer}, {@code consumer}, {@code nobody}). */
+    public Http as(String user) {
+        return new Http(base, basic(user));
+    }
+
+    /** The {@code Authorization} header this client sends, for requests sent another way (a raw socket). */
+    public String authorization() {
+        return authorization;
+    }
+
+    /** The same server without credentials. */
+    public Http anonymous() {
+        return new Http(base, null);
+    }
+
+    /** The generated password of {@code user}. */
+    public static String password(String user) {
+        Path file = Path.of(System.getProperty("it.data.dir", "target/it-data"), "security", "credentials.properties");
+        Properties credentials = new Properties();
+        try (Reader reader = Files.newBufferedReader(file)) {
+            credentials.load(reader);
+        } catch (IOException e) {
+            throw new UncheckedIOException("no generated credentials at " + file + " (bin/credentials --test)", e);
+        }
+        String password = credentials.getProperty(user);
+        if (password == null) {
+            throw new IllegalArgumentException("no user " + user + " in " + file);
+        }
+        return password;
+    }
+
+    private static String basic(String user) {
+        return "Basic " + Base64.getEncoder().encodeToString((user + ":" + password(user)).getBytes(StandardCharsets.UTF_8));
     }
 
     /** The test server at {@code http://localhost:<it.http.port>/}. */
@@ -59,6 +112,9 @@ public final class Http {
 
     public Response send(HttpRequest.Builder request) {
         try {
+            if (authorization != null) {
+                request.setHeader("Authorization", authorization);
+            }
             HttpResponse<String> response = CLIENT.send(request.timeout(Duration.ofSeconds(30)).build(),
                     HttpResponse.BodyHandlers.ofString());
             return new Response(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""),

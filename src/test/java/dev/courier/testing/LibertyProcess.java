@@ -40,7 +40,7 @@ public final class LibertyProcess {
         Path template = wlp.resolve("usr/servers/courier");
         Files.createDirectories(server);
         try (var files = Files.list(template)) {
-            for (Path file : files.filter(f -> f.getFileName().toString().matches("server\\.xml|server\\.env|datasource-.*\\.xml")).toList()) {
+            for (Path file : files.filter(f -> f.getFileName().toString().matches("server\\.xml|server\\.env|datasource-.*\\.xml|auth-.*\\.xml")).toList()) {
                 Files.copy(file, server.resolve(file.getFileName()), StandardCopyOption.REPLACE_EXISTING);
             }
         }
@@ -96,7 +96,7 @@ public final class LibertyProcess {
         run("start");
         Eventually.until("Courier ready", Duration.ofSeconds(180), () -> {
             try {
-                return http.get("health/ready").status() == 200;
+                return http.anonymous().get("health/ready").status() == 200;
             } catch (RuntimeException e) {
                 return false;
             }

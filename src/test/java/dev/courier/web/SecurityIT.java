@@ -1,0 +1,188 @@
+package dev.courier.web;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.courier.testing.CourierDeployment;
+import dev.courier.testing.Http;
+import jakarta.json.JsonObject;
+import java.net.http.HttpRequest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Nobody calls Courier without being allowed to. Every operation the OpenAPI document lists is called as an
+ * anonymous caller (401), as users who lack its role (403) and as a user who holds it (neither). The expected
+ * roles are the table below: an operation added without an entry, or without {@code @RolesAllowed}, fails here.
+ */
+@ExtendWith(ArquillianExtension.class)
+class SecurityIT {
+
+    private static final Set<String> ADMIN = Set.of(Roles.ADMIN);
+    private static final Set<String> PRODUCER = Set.of(Roles.PRODUCER);
+    private static final Set<String> CONSUMER = Set.of(Roles.CONSUMER);
+    private static final Set<String> ADMIN_OR_CONSUMER = Set.of(Roles.ADMIN, Roles.CONSUMER);
+    private static final Set<String> ANY_ROLE = Set.of(Roles.ADMIN, Roles.PRODUCER, Roles.CONSUMER);
+    private static final Set<String> OPEN = Set.of();
+
+    /** Who may call what: "METHOD path" as the OpenAPI document spells it. */
+    private static final Map<String, Set<String>> EXPECTED = new TreeMap<>(Map.ofEntries(
+            Map.entry("POST /api/bench/queue", ADMIN),
+            Map.entry("POST /api/bench/queue-cycle", ADMIN),
+            Map.entry("POST /api/bench/reliable", ADMIN),
+            Map.entry("GET /api/messages", ANY_ROLE),
+            Map.entry("POST /api/messages", PRODUCER),
+            Map.entry("GET /api/messages/{id}", ANY_ROLE),
+            Map.entry("DELETE /api/messages/{id}", PRODUCER),
+            Map.entry("POST /api/messages/{id}/confirm", PRODUCER),
+            Map.entry("POST /api/messages/{id}/consumed", CONSUMER),
+            Map.entry("POST /api/messages/{id}/failed", CONSUMER),
+            Map.entry("POST /api/messages/{id}/deliveries/{subscriber}/replay", ADMIN),
+            Map.entry("POST /api/messages/{id}/resume", ADMIN),
+            Map.entry("GET /api/producers", ADMIN),
+            Map.entry("POST /api/producers", ADMIN),
+            Map.entry("GET /api/producers/{name}", ADMIN),
+            Map.entry("GET /api/queues", ANY_ROLE),
+            Map.entry("GET /api/queues/{queue}", ANY_ROLE),
+            Map.entry("PUT /api/queues/{queue}", ADMIN),
+            Map.entry("DELETE /api/queues/{queue}", ADMIN),
+            Map.entry("POST /api/queues/{queue}/ack", CONSUMER),
+            Map.entry("GET /api/queues/{queue}/dead", ADMIN),
+            Map.entry("DELETE /api/queues/{queue}/dead", ADMIN),
+            Map.entry("POST /api/queues/{queue}/dead/replay", ADMIN),
+            Map.entry("GET /api/queues/{queue}/dead/{id}", ADMIN),
+            Map.entry("GET /api/queues/{queue}/messages", ADMIN_OR_CONSUMER),
+            Map.entry("POST /api/queues/{queue}/messages", PRODUCER),
+            Map.entry("GET /api/queues/{queue}/messages/{id}", ADMIN_OR_CONSUMER),
+            Map.entry("DELETE /api/queues/{queue}/messages/{id}", CONSUMER),
+            Map.entry("POST /api/queues/{queue}/messages/{id}/release", CONSUMER),
+            Map.entry("POST /api/queues/{queue}/messages/{id}/renew", CONSUMER),
+            Map.entry("POST /api/queues/{queue}/receive", CONSUMER),
+            // The demo upstream's check-back: Courier calls it without credentials, as any producer's URL.
+            Map.entry("GET /api/scenario/check-back/{service}", OPEN),
+            Map.entry("GET /api/scenario/consistency", ADMIN),
+            Map.entry("POST /api/scenario/orders", PRODUCER),
+            Map.entry("GET /api/scenario/orders/{id}", ANY_ROLE),
+            Map.entry("GET /api/scenario/slowdown", ADMIN),
+            Map.entry("PUT /api/scenario/slowdown", ADMIN),
+            Map.entry("POST /api/scenario/stock", ADMIN),
+            Map.entry("GET /api/topics", ANY_ROLE),
+            Map.entry("GET /api/topics/{topic}", ANY_ROLE),
+            Map.entry("POST /api/topics/{topic}/subscribers", ADMIN),
+            Map.entry("POST /api/twophase/probes", ADMIN),
+            Map.entry("GET /api/twophase/probes/{id}", ADMIN)));
+
+    /** The users bin/credentials --test made, and the roles their groups grant. */
+    private static final Map<String, Set<String>> USERS = Map.of(
+            "admin", ANY_ROLE, "producer", PRODUCER, "consumer", CONSUMER, "nobody", OPEN);
+
+    private final Http http = Http.server();
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return CourierDeployment.war();
+    }
+
+    @AfterEach
+    void dropProbeQueue() {
+        http.delete("api/queues/security_probe");
+    }
+
+    @Test
+    void should_refuse_every_operation_to_callers_without_its_role_and_let_those_with_it_through() {
+        Set<String> listed = operations();
+        assertEquals(new TreeSet<>(EXPECTED.keySet()), listed, "every operation has an entry, every entry an operation");
+        List<String> wrong = new ArrayList<>();
+        for (String operation : listed) {
+            Set<String> allowed = EXPECTED.get(operation);
+            int anonymous = call(http.anonymous(), operation).status();
+            if (allowed.isEmpty()) {
+                continue; // open: nothing to refuse
+            }
+            if (anonymous != 401) {
+                wrong.add(operation + " anonymous: " + anonymous);
+            }
+            for (Map.Entry<String, Set<String>> user : USERS.entrySet()) {
+                boolean holds = user.getValue().stream().anyMatch(allowed::contains);
+                int status = call(http.as(user.getKey()), operation).status();
+                if (holds ? status == 401 || status == 403 : status != 403) {
+                    wrong.add(operation + " as " + user.getKey() + ": " + status);
+                }
+            }
+        }
+        assertTrue(wrong.isEmpty(), String.join("\n", wrong));
+    }
+
+    @Test
+    void should_answer_401_and_403_with_a_problem_that_names_nothing_that_exists() {
+        Http.Response anonymous = http.anonymous().get("api/queues");
+        assertEquals(401, anonymous.status(), anonymous::toString);
+        assertTrue(anonymous.contentType().startsWith("application/problem+json"), anonymous::toString);
+        Http.Response unknown = http.anonymous().get("api/no-such-thing");
+        assertEquals(401, unknown.status(), "an unknown path looks the same to an anonymous caller: " + unknown);
+        assertEquals(anonymous.json(), unknown.json());
+
+        Http.Response wrongPassword = http.anonymous().send(HttpRequest.newBuilder(http.uri("api/queues"))
+                .header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(
+                        "admin:not-the-password".getBytes(java.nio.charset.StandardCharsets.UTF_8))).GET());
+        assertEquals(401, wrongPassword.status(), wrongPassword::toString);
+
+        Http.Response forbidden = http.as("consumer").put("api/queues/security_probe", "{}");
+        assertEquals(403, forbidden.status(), forbidden::toString);
+        assertTrue(forbidden.contentType().startsWith("application/problem+json"), forbidden::toString);
+        JsonObject problem = forbidden.json();
+        assertEquals(403, problem.getInt("status"));
+        assertFalse(problem.getString("detail").contains("security_probe"), problem::toString);
+        assertEquals(404, http.get("api/queues/security_probe").status(), "a refused definition defined nothing");
+    }
+
+    @Test
+    void should_keep_health_and_the_api_document_open() {
+        assertEquals(200, http.anonymous().get("health/live").status());
+        assertEquals(200, http.anonymous().get("openapi").status());
+    }
+
+    /** "METHOD path" of every operation in the OpenAPI document but the test applications' own. */
+    private Set<String> operations() {
+        Http.Response document = http.anonymous().send(HttpRequest.newBuilder(http.uri("openapi"))
+                .header("Accept", "application/json").GET());
+        assertEquals(200, document.status(), document::toString);
+        Set<String> operations = new TreeSet<>();
+        document.json().getJsonObject("paths").forEach((path, item) -> {
+            if (!path.startsWith("/api/test/")) {
+                item.asJsonObject().keySet().stream()
+                        .filter(method -> Set.of("get", "put", "post", "delete", "patch").contains(method))
+                        .forEach(method -> operations.add(method.toUpperCase(java.util.Locale.ROOT) + " " + path));
+            }
+        });
+        return operations;
+    }
+
+    /**
+     * Calls an operation with path parameters that name nothing and a body that is not a valid request, so no
+     * call changes anything, whatever its answer: what is asserted is only whether the caller got past security.
+     */
+    private static Http.Response call(Http as, String operation) {
+        String method = operation.substring(0, operation.indexOf(' '));
+        String path = operation.substring(operation.indexOf(' ') + 2)
+                .replace("{queue}", "security_probe").replaceAll("\\{[a-z]+}", "no-such-thing");
+        HttpRequest.Builder request = HttpRequest.newBuilder(as.uri(path));
+        return switch (method) {
+            case "GET" -> as.send(request.GET());
+            case "DELETE" -> as.send(request.DELETE());
+            default -> as.send(request.header("Content-Type", "application/json")
+                    .method(method, HttpRequest.BodyPublishers.ofString("\"not a request\"")));
+        };
+    }
+}

@@ -1,0 +1,132 @@
+package dev.courier.web;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.courier.testing.Http;
+import dev.courier.testing.LibertyProcess;
+import jakarta.json.Json;
+import jakarta.json.JsonArrayBuilder;
+import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.PrivateKey;
+import java.security.Signature;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Courier configured for tokens ({@code COURIER_AUTH=jwt}), as production runs it behind an identity provider:
+ * a server of its own that trusts one issuer and one public key, both made up by this test, which signs its own
+ * tokens (RS256). A valid token's {@code groups} grant roles; an expired token, another issuer, another key's
+ * signature, no token, or Basic credentials get 401.
+ */
+class TokenServerIT {
+
+    private static final String ISSUER = "https://issuer.courier.test";
+
+    private static LibertyProcess server;
+    private static KeyPair trusted;
+    private static Http http;
+
+    @BeforeAll
+    static void start() throws Exception {
+        trusted = rsa();
+        Path key = Files.createTempFile("courier-jwt", ".pem");
+        Files.writeString(key, "-----BEGIN PUBLIC KEY-----\n"
+                + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(trusted.getPublic().getEncoded())
+                + "\n-----END PUBLIC KEY-----\n");
+        int port = Integer.parseInt(System.getProperty("it.http.port", "19080"));
+        server = new LibertyProcess("courier-jwt", port + 3, port + 4)
+                .environment("COURIER_AUTH", "jwt")
+                .environment("MP_JWT_VERIFY_PUBLICKEY_LOCATION", key.toUri().toString())
+                .environment("MP_JWT_VERIFY_ISSUER", ISSUER);
+        LibertyProcess.startAll(server);
+        http = server.http().anonymous();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        LibertyProcess.stopAll(server);
+    }
+
+    @Test
+    void should_grant_the_roles_of_a_valid_tokens_groups() throws Exception {
+        String admin = token(trusted.getPrivate(), ISSUER, Instant.now().plus(Duration.ofMinutes(5)), "courier-admin");
+        Http.Response listed = call("GET", "api/queues", admin, null);
+        assertEquals(200, listed.status(), listed::toString);
+        call("DELETE", "api/queues/token_probe", admin, null); // left by an earlier run that failed
+        assertEquals(201, call("PUT", "api/queues/token_probe", admin, "{}").status());
+
+        String consumer = token(trusted.getPrivate(), ISSUER, Instant.now().plus(Duration.ofMinutes(5)), "courier-consumer");
+        Http.Response forbidden = call("DELETE", "api/queues/token_probe", consumer, null);
+        assertEquals(403, forbidden.status(), forbidden::toString);
+        assertTrue(forbidden.contentType().startsWith("application/problem+json"), forbidden::toString);
+        Http.Response received = call("POST", "api/queues/token_probe/receive", consumer, "{\"max\": 1}");
+        assertEquals(200, received.status(), received::toString);
+        assertEquals(204, call("DELETE", "api/queues/token_probe", admin, null).status());
+    }
+
+    @Test
+    void should_refuse_an_expired_token_another_issuer_another_key_and_no_token() throws Exception {
+        Instant later = Instant.now().plus(Duration.ofMinutes(5));
+        String expired = token(trusted.getPrivate(), ISSUER, Instant.now().minus(Duration.ofHours(1)), "courier-admin");
+        String otherIssuer = token(trusted.getPrivate(), "https://somebody.else", later, "courier-admin");
+        String otherKey = token(rsa().getPrivate(), ISSUER, later, "courier-admin");
+        for (String refused : new String[] {expired, otherIssuer, otherKey}) {
+            Http.Response answer = call("GET", "api/queues", refused, null);
+            assertEquals(401, answer.status(), answer::toString);
+            assertTrue(answer.contentType().startsWith("application/problem+json"), answer::toString);
+        }
+        assertEquals(401, http.get("api/queues").status(), "no token");
+        Http.Response basic = http.send(HttpRequest.newBuilder(http.uri("api/queues")).header("Authorization",
+                "Basic " + Base64.getEncoder().encodeToString(("admin:" + Http.password("admin"))
+                        .getBytes(StandardCharsets.UTF_8))).GET());
+        assertEquals(401, basic.status(), "a server configured for tokens takes no passwords: " + basic);
+        assertEquals(200, http.get("health/ready").status(), "health stays open");
+    }
+
+    private static Http.Response call(String method, String path, String token, String json) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(http.uri(path)).header("Authorization", "Bearer " + token);
+        return http.send(json == null ? request.method(method, HttpRequest.BodyPublishers.noBody())
+                : request.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(json)));
+    }
+
+    /** A signed JWT (RS256) for user "tester" in {@code groups}. */
+    private static String token(PrivateKey key, String issuer, Instant expires, String... groups)
+            throws GeneralSecurityException {
+        JsonArrayBuilder groupArray = Json.createArrayBuilder();
+        for (String group : groups) {
+            groupArray.add(group);
+        }
+        Instant issued = expires.minus(Duration.ofMinutes(10));
+        String header = Json.createObjectBuilder().add("alg", "RS256").add("typ", "JWT").build().toString();
+        String claims = Json.createObjectBuilder().add("iss", issuer).add("sub", "tester").add("upn", "tester")
+                .add("jti", UUID.randomUUID().toString()).add("iat", issued.getEpochSecond())
+                .add("exp", expires.getEpochSecond()).add("groups", groupArray).build().toString();
+        String signed = base64Url(header.getBytes(StandardCharsets.UTF_8)) + "." + base64Url(claims.getBytes(StandardCharsets.UTF_8));
+        Signature signature = Signature.getInstance("SHA256withRSA");
+        signature.initSign(key);
+        signature.update(signed.getBytes(StandardCharsets.US_ASCII));
+        return signed + "." + base64Url(signature.sign());
+    }
+
+    private static String base64Url(byte[] bytes) {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+
+    private static KeyPair rsa() throws GeneralSecurityException {
+        KeyPairGenerator generator = KeyPairGenerator.getInstance("RSA");
+        generator.initialize(2048);
+        return generator.generateKeyPair();
+    }
+}
