@@ -1,6 +1,7 @@
 package dev.courier.platform;
 
 import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonReader;
 import jakarta.json.JsonString;
@@ -22,6 +23,11 @@ public final class Json {
 
     public static JsonObjectBuilder createObjectBuilder() {
         return PROVIDER.createObjectBuilder();
+    }
+
+    /** A builder that starts with the members of {@code object}. */
+    public static JsonObjectBuilder createObjectBuilder(JsonObject object) {
+        return PROVIDER.createObjectBuilder(object);
     }
 
     public static JsonArrayBuilder createArrayBuilder() {

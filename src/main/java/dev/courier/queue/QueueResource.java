@@ -1,5 +1,6 @@
 package dev.courier.queue;
 
+import dev.courier.audit.Audited;
 import dev.courier.web.Roles;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -79,6 +80,7 @@ public class QueueResource {
         return Json.createObjectBuilder().add("queues", all).build();
     }
 
+    @Audited("queue.define")
     @RolesAllowed(Roles.ADMIN)
     @PUT
     @Path("{queue}")
@@ -109,6 +111,7 @@ public class QueueResource {
         return QueueJson.queue(queues.get(queueName), waiters.waiting(queueName));
     }
 
+    @Audited("queue.drop")
     @RolesAllowed(Roles.ADMIN)
     @DELETE
     @Path("{queue}")
@@ -306,6 +309,7 @@ public class QueueResource {
         return QueueJson.message(dead.get(QueueName.of(name), id).orElseThrow(() -> notFound(name, id)));
     }
 
+    @Audited("queue.dead.replay")
     @RolesAllowed(Roles.ADMIN)
     @POST
     @Path("{queue}/dead/replay")
@@ -323,6 +327,7 @@ public class QueueResource {
         return Json.createObjectBuilder().add("replayed", replayed).build();
     }
 
+    @Audited("queue.dead.purge")
     @RolesAllowed(Roles.ADMIN)
     @DELETE
     @Path("{queue}/dead")

@@ -21,7 +21,7 @@ import java.util.concurrent.CompletionException;
  * Asks a producer what became of a pending message: {@code GET {checkBackUrl}?id=…}, answered with
  * {@code {"status": "COMMITTED" | "ROLLED_BACK" | "PENDING"}}; a COMMITTED answer may carry the final
  * {@code payload}. No answer within {@code courier.reliable.check-back-call-timeout}, a status other than 200 or
- * an unreadable body is a failure.
+ * an unreadable body is a failure. Every call is signed with the producer's secret ({@link Signer}).
  */
 @ApplicationScoped
 class CheckBack {
@@ -56,10 +56,10 @@ class CheckBack {
      *
      * @return completes with the answer, or exceptionally with a {@link Failure}
      */
-    CompletableFuture<Answer> ask(URI checkBackUrl, String messageId) {
+    CompletableFuture<Answer> ask(URI checkBackUrl, String secret, String messageId) {
         URI uri = URI.create(checkBackUrl + "?id=" + URLEncoder.encode(messageId, StandardCharsets.UTF_8));
-        HttpRequest request = HttpRequest.newBuilder(uri).timeout(settings.callTimeout)
-                .header("Accept", "application/json").GET().build();
+        HttpRequest request = Signer.sign(HttpRequest.newBuilder(uri).timeout(settings.callTimeout)
+                .header("Accept", "application/json").GET(), secret, "GET", uri, "").build();
         return http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).handle((response, error) -> {
             if (error != null) {
                 Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null

@@ -1,5 +1,6 @@
 package dev.courier.reliable;
 
+import dev.courier.audit.Audited;
 import dev.courier.web.Roles;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -98,6 +99,7 @@ public class MessageResource {
         return ReliableJson.outcome(messages.failed(id, subscriber, reason));
     }
 
+    @Audited("message.resume")
     @RolesAllowed(Roles.ADMIN)
     @POST
     @Path("{id}/resume")
@@ -105,6 +107,7 @@ public class MessageResource {
         return ReliableJson.outcome(messages.resume(id));
     }
 
+    @Audited("message.delivery.replay")
     @RolesAllowed(Roles.ADMIN)
     @POST
     @Path("{id}/deliveries/{subscriber}/replay")

@@ -12,7 +12,8 @@ import java.net.http.HttpResponse;
  * Tells a producer about a dead message or a dead delivery: {@code POST {notificationUrl}} with a JSON body
  * ({@code notificationId}, {@code kind}, {@code messageId}, {@code topic}, {@code producer}, {@code subscriber}
  * for a delivery, {@code reason}, {@code at}). A 2xx answer means told; anything else is tried again later, so a
- * producer may see a notification twice and can tell by its {@code notificationId}.
+ * producer may see a notification twice and can tell by its {@code notificationId}. Every call is signed with the
+ * producer's secret ({@link Signer}).
  */
 @ApplicationScoped
 class Notifier {
@@ -24,10 +25,11 @@ class Notifier {
     private ReliableSettings settings;
 
     /** @return null when told, else what went wrong */
-    String tell(URI url, String body) {
+    String tell(URI url, String secret, String body) {
         try {
-            HttpResponse<Void> response = http.send(HttpRequest.newBuilder(url).timeout(settings.callTimeout)
-                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+            HttpRequest.Builder request = HttpRequest.newBuilder(url).timeout(settings.callTimeout)
+                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
+            HttpResponse<Void> response = http.send(Signer.sign(request, secret, "POST", url, body).build(),
                     HttpResponse.BodyHandlers.discarding());
             return response.statusCode() / 100 == 2 ? null : "notification answered HTTP " + response.statusCode();
         } catch (IOException e) {

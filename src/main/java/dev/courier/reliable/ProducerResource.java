@@ -1,5 +1,6 @@
 package dev.courier.reliable;
 
+import dev.courier.audit.Audited;
 import dev.courier.web.Roles;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -28,7 +29,11 @@ public class ProducerResource {
     @Inject
     private Producers producers;
 
-    /** {@code {"name", "checkBackUrl", "notificationUrl"?}} → 201 created, 200 updated. */
+    /**
+     * {@code {"name", "checkBackUrl", "notificationUrl"?}} → 201 created, with the {@code signingSecret} this once;
+     * 200 updated (the secret stays).
+     */
+    @Audited("producer.register")
     @RolesAllowed(Roles.ADMIN)
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
@@ -37,8 +42,21 @@ public class ProducerResource {
         String name = request.string("name").orElseThrow(() -> ProblemException.invalid("'name' is required"));
         String checkBack = request.string("checkBackUrl")
                 .orElseThrow(() -> ProblemException.invalid("'checkBackUrl' is required"));
-        boolean created = producers.register(name, checkBack, request.string("notificationUrl").orElse(null));
-        return Response.status(created ? 201 : 200).entity(ReliableJson.producer(producers.status(name))).build();
+        Producers.Registration registered = producers.register(name, checkBack,
+                request.string("notificationUrl").orElse(null));
+        JsonObject producer = ReliableJson.producer(producers.status(name));
+        return Response.status(registered.created() ? 201 : 200).entity(registered.secret()
+                .map(secret -> Json.createObjectBuilder(producer).add("signingSecret", secret).build())
+                .orElse(producer)).build();
+    }
+
+    /** A new signing secret for the producer, shown this once: {@code {"signingSecret"}}; 404 for no such producer. */
+    @Audited("producer.secret.replace")
+    @RolesAllowed(Roles.ADMIN)
+    @POST
+    @Path("{name}/secret")
+    public JsonObject replaceSecret(@PathParam("name") String name) {
+        return Json.createObjectBuilder().add("signingSecret", producers.replaceSecret(name)).build();
     }
 
     @RolesAllowed(Roles.ADMIN)

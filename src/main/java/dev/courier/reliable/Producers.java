@@ -1,5 +1,6 @@
 package dev.courier.reliable;
 
+import dev.courier.client.CallSignature;
 import dev.courier.platform.ProblemException;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
@@ -11,10 +12,13 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 
 /**
- * Upstream applications registered with Courier: where to check back and whom to notify. Registering a name
- * again updates its URLs. {@code REQUIRED}: the registration commits with the caller's transaction.
+ * Upstream applications registered with Courier: where to check back and whom to notify, and the secret Courier
+ * signs those calls with. Registering a name again updates its URLs and keeps its secret; the secret is shown
+ * when the producer is created and when it is replaced, never again. URLs must name a host the configured
+ * allow-list admits. {@code REQUIRED}: the registration commits with the caller's transaction.
  */
 @Stateless
 @TransactionAttribute(TransactionAttributeType.REQUIRED)
@@ -29,15 +33,42 @@ public class Producers {
     @Inject
     private Clock clock;
 
-    /** @return true when the producer is new @throws ProblemException 400 for a bad name or URL */
-    public boolean register(String name, String checkBackUrl, String notificationUrl) {
+    @Inject
+    private ReliableSettings settings;
+
+    /** A registration's outcome: the signing secret of a new producer, none for an update. */
+    public record Registration(boolean created, Optional<String> secret) {
+    }
+
+    /** @throws ProblemException 400 for a bad name, or a URL that is malformed or names a host not allowed */
+    public Registration register(String name, String checkBackUrl, String notificationUrl) {
         Names.check("name", name);
         URI checkBack = url("checkBackUrl", checkBackUrl);
         URI notification = notificationUrl == null ? null : url("notificationUrl", notificationUrl);
+        String secret = CallSignature.newSecret();
         try (Connection c = store.connection()) {
-            return store.saveProducer(c, name, checkBack, notification, clock.instant());
+            boolean created = store.saveProducer(c, name, checkBack, notification, secret, clock.instant());
+            return new Registration(created, created ? Optional.of(secret) : Optional.empty());
         } catch (SQLException e) {
             throw new IllegalStateException("registering a producer failed", e);
+        }
+    }
+
+    /**
+     * Gives a producer a new signing secret; calls are signed with it from the next one on.
+     *
+     * @return the new secret @throws UnknownResourceException 404
+     */
+    public String replaceSecret(String name) {
+        Names.check("name", name);
+        String secret = CallSignature.newSecret();
+        try (Connection c = store.connection()) {
+            if (!store.replaceSecret(c, name, secret, clock.instant())) {
+                throw new UnknownResourceException("producer", name);
+            }
+            return secret;
+        } catch (SQLException e) {
+            throw new IllegalStateException("replacing a producer's secret failed", e);
         }
     }
 
@@ -65,7 +96,7 @@ public class Producers {
         }
     }
 
-    private static URI url(String field, String text) {
+    private URI url(String field, String text) {
         if (text == null || text.length() > 2000) {
             throw ProblemException.invalid("'" + field + "' must be an absolute http or https URL of at most 2000 characters");
         }
@@ -74,6 +105,10 @@ public class Producers {
             String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
             if ((scheme.equals("http") || scheme.equals("https")) && uri.getHost() != null && uri.getRawQuery() == null
                     && uri.getRawFragment() == null) {
+                if (!settings.allowsHost(uri.getHost())) {
+                    throw ProblemException.invalid("'" + field + "' names a host that producers' URLs may not name "
+                            + "(courier.reliable.allowed-url-hosts)");
+                }
                 return uri;
             }
         } catch (java.net.URISyntaxException e) {

@@ -126,7 +126,7 @@ public class Reconciler {
         redeliver(until);
         for (ReliableStore.ClaimedNotice notice : steps.claimNotices()) {
             executor.execute(() -> steps.noticeOutcome(notice, notice.url() == null
-                    ? "the producer has no notification URL" : notifier.tell(notice.url(), notice.body())));
+                    ? "the producer has no notification URL" : notifier.tell(notice.url(), notice.secret(), notice.body())));
         }
     }
 
@@ -175,7 +175,7 @@ public class Reconciler {
                 return;
             }
             waiting.decrementAndGet();
-            checkBack.ask(check.checkBackUrl(), check.id()).handleAsync((answer, error) -> {
+            checkBack.ask(check.checkBackUrl(), check.secret(), check.id()).handleAsync((answer, error) -> {
                 try {
                     return settle(check, gate, answer, error);
                 } finally {

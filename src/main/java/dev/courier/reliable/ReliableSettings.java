@@ -4,6 +4,8 @@ import jakarta.enterprise.context.Dependent;
 import jakarta.inject.Inject;
 import dev.courier.queue.Backoff;
 import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /** The reliable message service's defaults and limits, from MicroProfile Config (documented in the README). */
@@ -81,6 +83,20 @@ class ReliableSettings {
     @Inject
     @ConfigProperty(name = "courier.reliable.max-payload-bytes", defaultValue = "262144")
     int maxPayloadBytes;
+
+    // Which hosts a producer's check-back and notification URLs may name: "*" for any, else a list of host names
+    // (exact, case-insensitive) or suffixes starting with a dot (".example.com"). Stops a registration from
+    // pointing Courier's calls into a network the caller could not reach itself.
+    @Inject
+    @ConfigProperty(name = "courier.reliable.allowed-url-hosts", defaultValue = "*")
+    List<String> allowedUrlHosts;
+
+    /** Whether a producer's URL may name {@code host}. */
+    boolean allowsHost(String host) {
+        String name = host.toLowerCase(Locale.ROOT);
+        return allowedUrlHosts.stream().map(allowed -> allowed.trim().toLowerCase(Locale.ROOT)).anyMatch(allowed ->
+                allowed.equals("*") || allowed.equals(name) || allowed.startsWith(".") && name.endsWith(allowed));
+    }
 
     /** Between check-backs that settled nothing: doubling from the initial delay up to the cap. */
     Backoff checkBackoff() {

@@ -56,8 +56,12 @@ class ReliableStore {
 
     // --- producers
 
-    /** @return true when the producer was created, false when updated */
-    boolean saveProducer(Connection c, String name, URI checkBack, URI notification, Instant now) throws SQLException {
+    /**
+     * Updates a producer's URLs, or creates it with {@code newSecret} as its signing secret (an update keeps the
+     * secret it has). @return true when the producer was created, false when updated
+     */
+    boolean saveProducer(Connection c, String name, URI checkBack, URI notification, String newSecret, Instant now)
+            throws SQLException {
         try (PreparedStatement update = c.prepareStatement("UPDATE courier_rm_producer SET check_back_url = ?, "
                 + "notification_url = ?, updated_at = ? WHERE name = ?")) {
             update.setString(1, checkBack.toString());
@@ -69,14 +73,26 @@ class ReliableStore {
             }
         }
         try (PreparedStatement insert = c.prepareStatement("INSERT INTO courier_rm_producer (name, check_back_url, "
-                + "notification_url, created_at, updated_at) VALUES (?, ?, ?, ?, ?)")) {
+                + "notification_url, created_at, updated_at, signing_secret) VALUES (?, ?, ?, ?, ?, ?)")) {
             insert.setString(1, name);
             insert.setString(2, checkBack.toString());
             insert.setString(3, notification == null ? null : notification.toString());
             insert.setTimestamp(4, ts(now), Columns.utc());
             insert.setTimestamp(5, ts(now), Columns.utc());
+            insert.setString(6, newSecret);
             insert.executeUpdate();
             return true;
+        }
+    }
+
+    /** Replaces a producer's signing secret. @return false when there is no such producer */
+    boolean replaceSecret(Connection c, String name, String secret, Instant now) throws SQLException {
+        try (PreparedStatement update = c.prepareStatement("UPDATE courier_rm_producer SET signing_secret = ?, "
+                + "updated_at = ? WHERE name = ?")) {
+            update.setString(1, secret);
+            update.setTimestamp(2, ts(now), Columns.utc());
+            update.setString(3, name);
+            return exactlyOneOrNone(update.executeUpdate());
         }
     }
 
@@ -305,7 +321,8 @@ class ReliableStore {
     // --- check-back claims
 
     /** A due check-back claimed by this server: its version fences what the check's answer may change. */
-    record ClaimedCheck(String id, String producer, URI checkBackUrl, int checks, long version, Instant leaseUntil) {
+    record ClaimedCheck(String id, String producer, URI checkBackUrl, String secret, int checks, long version,
+            Instant leaseUntil) {
     }
 
     /**
@@ -315,14 +332,14 @@ class ReliableStore {
     List<ClaimedCheck> claimChecks(Connection c, Instant now, Instant leaseUntil, int limit) throws SQLException {
         List<ClaimedCheck> due = new ArrayList<>();
         try (PreparedStatement select = c.prepareStatement("SELECT m.id, m.producer, p.check_back_url, m.checks, "
-                + "m.version FROM courier_rm_message m JOIN courier_rm_producer p ON p.name = m.producer "
+                + "m.version, p.signing_secret FROM courier_rm_message m JOIN courier_rm_producer p ON p.name = m.producer "
                 + "WHERE m.state = 'PENDING' AND m.next_check_at <= ? ORDER BY m.next_check_at FETCH FIRST ? ROWS ONLY")) {
             select.setTimestamp(1, ts(now), Columns.utc());
             select.setInt(2, limit);
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
                     due.add(new ClaimedCheck(rows.getString(1), rows.getString(2), URI.create(rows.getString(3)),
-                            rows.getInt(4), rows.getLong(5), leaseUntil));
+                            rows.getString(6), rows.getInt(4), rows.getLong(5), leaseUntil));
                 }
             }
         }
@@ -334,8 +351,8 @@ class ReliableStore {
                 claim.setString(2, check.id());
                 claim.setLong(3, check.version());
                 if (exactlyOneOrNone(claim.executeUpdate())) {
-                    claimed.add(new ClaimedCheck(check.id(), check.producer(), check.checkBackUrl(), check.checks(),
-                            check.version() + 1, leaseUntil));
+                    claimed.add(new ClaimedCheck(check.id(), check.producer(), check.checkBackUrl(), check.secret(),
+                            check.checks(), check.version() + 1, leaseUntil));
                 }
             }
         }
@@ -509,13 +526,13 @@ class ReliableStore {
     }
 
     /** A notice claimed for sending. */
-    record ClaimedNotice(String id, URI url, String body, int attempts, long version) {
+    record ClaimedNotice(String id, URI url, String secret, String body, int attempts, long version) {
     }
 
     List<ClaimedNotice> claimNotices(Connection c, Instant now, Instant leaseUntil, int limit) throws SQLException {
         List<ClaimedNotice> due = new ArrayList<>();
         try (PreparedStatement select = c.prepareStatement("SELECT n.id, p.notification_url, n.body, n.attempts, "
-                + "n.version FROM courier_rm_notice n JOIN courier_rm_producer p ON p.name = n.producer "
+                + "n.version, p.signing_secret FROM courier_rm_notice n JOIN courier_rm_producer p ON p.name = n.producer "
                 + "WHERE n.sent_at IS NULL AND n.next_attempt_at <= ? ORDER BY n.next_attempt_at FETCH FIRST ? ROWS ONLY")) {
             select.setTimestamp(1, ts(now), Columns.utc());
             select.setInt(2, limit);
@@ -523,7 +540,7 @@ class ReliableStore {
                 while (rows.next()) {
                     String url = rows.getString(2);
                     due.add(new ClaimedNotice(rows.getString(1), url == null ? null : URI.create(url),
-                            rows.getString(3), rows.getInt(4), rows.getLong(5)));
+                            rows.getString(6), rows.getString(3), rows.getInt(4), rows.getLong(5)));
                 }
             }
         }
@@ -535,8 +552,8 @@ class ReliableStore {
                 claim.setString(2, notice.id());
                 claim.setLong(3, notice.version());
                 if (exactlyOneOrNone(claim.executeUpdate())) {
-                    claimed.add(new ClaimedNotice(notice.id(), notice.url(), notice.body(), notice.attempts(),
-                            notice.version() + 1));
+                    claimed.add(new ClaimedNotice(notice.id(), notice.url(), notice.secret(), notice.body(),
+                            notice.attempts(), notice.version() + 1));
                 }
             }
         }

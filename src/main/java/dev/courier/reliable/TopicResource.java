@@ -1,5 +1,6 @@
 package dev.courier.reliable;
 
+import dev.courier.audit.Audited;
 import dev.courier.web.Roles;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -33,6 +34,7 @@ public class TopicResource {
     private Topics topics;
 
     /** {@code {"name", "retryLimit"?, "deliveryTimeoutSeconds"?}} → 201 created, 200 updated. */
+    @Audited("topic.subscribe")
     @RolesAllowed(Roles.ADMIN)
     @POST
     @Path("{topic}/subscribers")

@@ -34,6 +34,8 @@ final class Fixture {
                 + "api/test/apps/" + name + "/check-back\", \"notificationUrl\": \"" + base() + "api/test/apps/" + name
                 + "/notifications\"}");
         assertEquals(201, registered.status(), registered::toString);
+        // The test upstream checks every call Courier makes to it against the secret, as a producer should.
+        assertEquals(204, http.put("api/test/apps/" + name + "/secret", registered.json().getString("signingSecret")).status());
         return this;
     }
 

@@ -1,6 +1,8 @@
 package dev.courier.reliable;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.courier.testing.Broker;
@@ -206,5 +208,38 @@ class ReliableApiIT {
     private static void assertConflict(Http.Response response, String state) {
         assertEquals(409, response.status(), response::toString);
         assertEquals(state, response.json().getString("state"), response::toString);
+    }
+
+    @Test
+    void should_show_a_producers_signing_secret_once_replace_it_on_request_and_refuse_hosts_not_allowed() {
+        String name = Fixture.unique("p");
+        String registration = "{\"name\": \"" + name + "\", \"checkBackUrl\": \"http://localhost:1/check-back\"}";
+        Http.Response created = http.post("api/producers", registration);
+        assertEquals(201, created.status(), created::toString);
+        String secret = created.json().getString("signingSecret");
+        assertTrue(secret.length() >= 43, secret);
+        Http.Response updated = http.post("api/producers", registration);
+        assertEquals(200, updated.status(), updated::toString);
+        assertFalse(updated.json().containsKey("signingSecret"), "shown once: " + updated);
+        assertFalse(http.get("api/producers/" + name).body().contains(secret));
+        assertFalse(http.get("api/producers").body().contains(secret));
+
+        Http.Response replaced = http.post("api/producers/" + name + "/secret", "");
+        assertEquals(200, replaced.status(), replaced::toString);
+        assertNotEquals(secret, replaced.json().getString("signingSecret"));
+        assertEquals(404, http.post("api/producers/nosuchproducer/secret", "").status());
+
+        // The tests allow localhost and 127.0.0.1 only (courier.reliable.allowed-url-hosts).
+        for (String url : new String[] {"http://169.254.169.254/latest/meta-data", "http://db.internal:5432/"}) {
+            Http.Response refused = http.post("api/producers", "{\"name\": \"" + name + "\", \"checkBackUrl\": \""
+                    + url + "\"}");
+            assertEquals(400, refused.status(), refused::toString);
+            assertTrue(refused.json().getString("detail").contains("allowed-url-hosts"), refused::toString);
+        }
+        Http.Response notification = http.post("api/producers", "{\"name\": \"" + name
+                + "\", \"checkBackUrl\": \"http://localhost:1/c\", \"notificationUrl\": \"https://evil.example/n\"}");
+        assertEquals(400, notification.status(), notification::toString);
+        assertEquals("http://localhost:1/check-back", http.get("api/producers/" + name).json().getString("checkBackUrl"),
+                "a refused registration changed nothing");
     }
 }

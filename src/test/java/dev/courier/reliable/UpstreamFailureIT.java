@@ -163,6 +163,22 @@ class UpstreamFailureIT {
     }
 
     @Test
+    void a_check_back_the_producer_cannot_verify_fails_until_it_holds_the_replaced_secret() {
+        f.register(f.producer, "COMMITTED").subscribe("a");
+        assertEquals(204, http.put("api/test/apps/" + f.producer + "/secret", "not-the-secret").status());
+        String id = f.prepare("{}", 1);
+        f.advance(2);
+        Eventually.until("a check made", Fixture.SETTLE, () -> checks(id) == 1);
+        assertEquals("check-back answered HTTP 401", f.message(id).getString("lastError"), "the producer refused the call");
+        assertEquals("PENDING", f.state(id));
+
+        String replaced = http.post("api/producers/" + f.producer + "/secret", "").json().getString("signingSecret");
+        assertEquals(204, http.put("api/test/apps/" + f.producer + "/secret", replaced).status());
+        f.advance(600); // past the check's backoff
+        f.awaitState(id, "SENT");
+    }
+
+    @Test
     void check_back_pending_error_and_timeout_are_tried_again_until_dead_then_resume() {
         f.register(f.producer, "PENDING").subscribe("a");
         String pending = f.prepare("{}", 1);

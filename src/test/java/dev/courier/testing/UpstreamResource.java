@@ -9,6 +9,10 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
+import jakarta.ws.rs.core.UriInfo;
+import dev.courier.client.CallSignature;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
@@ -36,6 +40,8 @@ public class UpstreamResource {
     static final Map<String, List<String>> CALLS = new ConcurrentHashMap<>();
     static final Map<String, List<String>> NOTIFICATIONS = new ConcurrentHashMap<>();
     static final Map<String, Integer> IN_PROGRESS = new ConcurrentHashMap<>();
+    /** Per producer: the signing secret Courier gave it; calls must carry its signature ({@link CallSignature}). */
+    static final Map<String, String> SECRETS = new ConcurrentHashMap<>();
 
     @Inject
     private Apps apps;
@@ -52,13 +58,40 @@ public class UpstreamResource {
         MODES.put(producer, mode);
     }
 
+    /** The producer's signing secret, from its registration (the body, as text). */
+    @PUT
+    @Path("{producer}/secret")
+    @jakarta.ws.rs.Consumes(MediaType.WILDCARD)
+    public void secret(@PathParam("producer") String producer, String secret) {
+        SECRETS.put(producer, secret.trim());
+    }
+
+    /** Whether Courier signed this call with the producer's secret; a producer without one takes any call. */
+    private static boolean signed(String producer, String method, UriInfo uri, HttpHeaders headers, String body) {
+        String secret = SECRETS.get(producer);
+        if (secret == null) {
+            return true;
+        }
+        java.net.URI request = uri.getRequestUri();
+        String target = request.getRawPath() + (request.getRawQuery() == null ? "" : "?" + request.getRawQuery());
+        return CallSignature.verify(secret, headers.getHeaderString(CallSignature.TIMESTAMP),
+                headers.getHeaderString(CallSignature.SIGNATURE), method, target, body, java.time.Instant.now(),
+                CallSignature.DEFAULT_TOLERANCE);
+    }
+
     @jakarta.annotation.Resource
     private jakarta.enterprise.concurrent.ManagedScheduledExecutorService scheduler;
 
     @GET
     @Path("{producer}/check-back")
     public void checkBack(@PathParam("producer") String producer, @QueryParam("id") String id,
+            @Context UriInfo uri, @Context HttpHeaders headers,
             @jakarta.ws.rs.container.Suspended jakarta.ws.rs.container.AsyncResponse async) throws Exception {
+        if (!signed(producer, "GET", uri, headers, "")) {
+            CALLS.computeIfAbsent(producer, p -> new CopyOnWriteArrayList<>()).add(System.currentTimeMillis() + " " + id + " 401");
+            async.resume(Response.status(401).entity("{\"error\":\"not signed by Courier\"}").build());
+            return;
+        }
         String mode = MODES.getOrDefault(producer, "BARRIER");
         if (mode.equals("HANG")) { // answers too late, holding no server thread meanwhile
             scheduler.schedule(() -> async.resume(record(producer, id, "{\"status\":\"PENDING\"}")), 5, TimeUnit.SECONDS);
@@ -86,8 +119,13 @@ public class UpstreamResource {
 
     @POST
     @Path("{producer}/notifications")
-    public void notification(@PathParam("producer") String producer, String body) {
+    public Response notification(@PathParam("producer") String producer, String body, @Context UriInfo uri,
+            @Context HttpHeaders headers) {
+        if (!signed(producer, "POST", uri, headers, body)) {
+            return Response.status(401).build();
+        }
         NOTIFICATIONS.computeIfAbsent(producer, p -> new CopyOnWriteArrayList<>()).add(body);
+        return Response.noContent().build();
     }
 
     /** Check-back calls answered so far, notifications received, check-backs in progress. */

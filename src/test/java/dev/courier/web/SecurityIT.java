@@ -38,6 +38,7 @@ class SecurityIT {
 
     /** Who may call what: "METHOD path" as the OpenAPI document spells it. */
     private static final Map<String, Set<String>> EXPECTED = new TreeMap<>(Map.ofEntries(
+            Map.entry("GET /api/audit", ADMIN),
             Map.entry("POST /api/bench/queue", ADMIN),
             Map.entry("POST /api/bench/queue-cycle", ADMIN),
             Map.entry("POST /api/bench/reliable", ADMIN),
@@ -53,6 +54,7 @@ class SecurityIT {
             Map.entry("GET /api/producers", ADMIN),
             Map.entry("POST /api/producers", ADMIN),
             Map.entry("GET /api/producers/{name}", ADMIN),
+            Map.entry("POST /api/producers/{name}/secret", ADMIN),
             Map.entry("GET /api/queues", ANY_ROLE),
             Map.entry("GET /api/queues/{queue}", ANY_ROLE),
             Map.entry("PUT /api/queues/{queue}", ADMIN),

@@ -1,0 +1,94 @@
+package dev.courier.audit;
+
+import static dev.courier.platform.Columns.instant;
+import static dev.courier.platform.Columns.timestamp;
+
+import dev.courier.platform.Columns;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.transaction.Transactional;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import javax.sql.DataSource;
+
+/**
+ * The recorded administrative actions ({@code courier_audit}). Each entry is written in a transaction of its own,
+ * so it stays whatever became of the caller's; entries are read newest first.
+ */
+@ApplicationScoped
+public class AuditTrail {
+
+    private static final int MAX_TEXT = 500;
+
+    @Resource(lookup = "jdbc/courier")
+    private DataSource dataSource;
+
+    @Inject
+    private Clock clock;
+
+    /** Records one call, now. */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public void record(String principal, String action, String target, int status) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement insert = c.prepareStatement(
+                "INSERT INTO courier_audit (id, recorded_at, principal, action, target, status) VALUES (?, ?, ?, ?, ?, ?)")) {
+            insert.setString(1, UUID.randomUUID().toString());
+            insert.setTimestamp(2, timestamp(clock.instant()), Columns.utc());
+            insert.setString(3, cut(principal, 200));
+            insert.setString(4, cut(action, 63));
+            insert.setString(5, cut(target, MAX_TEXT));
+            insert.setInt(6, status);
+            insert.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException("recording an audit entry failed", e);
+        }
+    }
+
+    /** Up to {@code limit} entries, newest first, only those before {@code before} if given. */
+    @Transactional(Transactional.TxType.SUPPORTS)
+    public List<AuditEntry> entries(Optional<Instant> before, int limit) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement select = c.prepareStatement(
+                "SELECT id, recorded_at, principal, action, target, status FROM courier_audit"
+                        + (before.isPresent() ? " WHERE recorded_at < ?" : "") + " ORDER BY recorded_at DESC, id FETCH FIRST ? ROWS ONLY")) {
+            int p = 1;
+            if (before.isPresent()) {
+                select.setTimestamp(p++, timestamp(before.get()), Columns.utc());
+            }
+            select.setInt(p, limit);
+            List<AuditEntry> entries = new ArrayList<>();
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    entries.add(new AuditEntry(rows.getString(1), instant(rows, 2), rows.getString(3), rows.getString(4),
+                            rows.getString(5), rows.getInt(6)));
+                }
+            }
+            return entries;
+        } catch (SQLException e) {
+            throw new IllegalStateException("reading the audit trail failed", e);
+        }
+    }
+
+    /** Deletes entries older than {@code cutoff}. @return how many */
+    @Transactional(Transactional.TxType.REQUIRES_NEW)
+    public int purge(Instant cutoff) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement delete = c.prepareStatement(
+                "DELETE FROM courier_audit WHERE recorded_at < ?")) {
+            delete.setTimestamp(1, timestamp(cutoff), Columns.utc());
+            return delete.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException("purging the audit trail failed", e);
+        }
+    }
+
+    private static String cut(String text, int max) {
+        return text == null || text.length() <= max ? text : text.substring(0, max);
+    }
+}

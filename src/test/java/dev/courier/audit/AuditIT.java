@@ -1,0 +1,67 @@
+package dev.courier.audit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.courier.testing.CourierDeployment;
+import dev.courier.testing.Http;
+import jakarta.json.JsonObject;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Administrative calls are recorded with who made them, on what, and how they ended; admins read them back. */
+@ExtendWith(ArquillianExtension.class)
+class AuditIT {
+
+    private final Http http = Http.server();
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return CourierDeployment.war();
+    }
+
+    @Test
+    void should_record_who_did_what_to_which_queue_and_how_it_ended() {
+        String queue = "audit_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        Instant before = Instant.now().minus(Duration.ofMinutes(5));
+        assertEquals(201, http.put("api/queues/" + queue, "{}").status());
+        assertEquals(200, http.delete("api/queues/" + queue + "/dead").status());
+        assertEquals(204, http.delete("api/queues/" + queue).status());
+        assertEquals(404, http.delete("api/queues/" + queue + "/dead?id=x").status(), "a purge of a queue that is gone");
+        assertEquals(200, http.as("consumer").get("api/queues").status(), "reading is not administration");
+
+        List<JsonObject> mine = http.get("api/audit?limit=1000").json().getJsonArray("entries")
+                .getValuesAs(JsonObject.class).stream().filter(e -> e.getString("target").contains(queue)).toList();
+        assertEquals(List.of("queue.dead.purge 404 DELETE /api/queues/" + queue + "/dead?id=x",
+                        "queue.drop 204 DELETE /api/queues/" + queue,
+                        "queue.dead.purge 200 DELETE /api/queues/" + queue + "/dead",
+                        "queue.define 201 PUT /api/queues/" + queue),
+                mine.stream().map(e -> e.getString("action") + " " + e.getInt("status") + " " + e.getString("target")).toList(),
+                "newest first");
+        for (JsonObject entry : mine) {
+            assertEquals("admin", entry.getString("principal"));
+            Instant at = Instant.parse(entry.getString("at"));
+            assertTrue(at.isAfter(before), entry::toString);
+        }
+
+        String oldest = mine.get(mine.size() - 1).getString("at");
+        List<JsonObject> older = http.get("api/audit?before=" + oldest).json().getJsonArray("entries")
+                .getValuesAs(JsonObject.class);
+        assertTrue(older.stream().noneMatch(e -> e.getString("target").contains(queue)), "the next page is older");
+    }
+
+    @Test
+    void should_answer_400_for_a_bad_page() {
+        assertEquals(400, http.get("api/audit?limit=0").status());
+        assertEquals(400, http.get("api/audit?limit=1001").status());
+        assertEquals(400, http.get("api/audit?before=yesterday").status());
+        assertEquals(403, http.as("producer").get("api/audit").status());
+    }
+}
