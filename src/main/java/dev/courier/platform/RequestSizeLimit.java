@@ -15,7 +15,9 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * Refuses a request body over {@code courier.http.max-body-bytes} (2 MiB) with 413 before it is parsed: at once
  * when its {@code Content-Length} says so, else (a chunked body) as soon as that many bytes have been read. The
  * payload limits of the queue and the reliable message service (256 KiB each) are checked after parsing; this
- * keeps a huge or endless body from being parsed at all.
+ * keeps a huge or endless body from being parsed at all. Headers are bounded too: more than
+ * {@code courier.http.max-header-count} (100) header lines, or more than {@code courier.http.max-header-bytes}
+ * (16 KiB) of names and values, answer 431. (Liberty's own limits, far above these, guard the connection itself.)
  */
 @Provider
 @PreMatching
@@ -26,8 +28,28 @@ public class RequestSizeLimit implements ContainerRequestFilter {
     @ConfigProperty(name = "courier.http.max-body-bytes", defaultValue = "2097152")
     long maxBytes;
 
+    @Inject
+    @ConfigProperty(name = "courier.http.max-header-count", defaultValue = "100")
+    int maxHeaders;
+
+    @Inject
+    @ConfigProperty(name = "courier.http.max-header-bytes", defaultValue = "16384")
+    int maxHeaderBytes;
+
     @Override
     public void filter(ContainerRequestContext request) {
+        int lines = 0;
+        long bytes = 0;
+        for (var header : request.getHeaders().entrySet()) {
+            for (String value : header.getValue()) {
+                lines++;
+                bytes += header.getKey().length() + (value == null ? 0 : value.length());
+            }
+        }
+        if (lines > maxHeaders || bytes > maxHeaderBytes) {
+            throw new ProblemException(431, "Request header fields too large", "the request has more than "
+                    + maxHeaders + " header fields or more than " + maxHeaderBytes + " bytes of them");
+        }
         if (request.getLength() > maxBytes) {
             throw tooLarge();
         }

@@ -3,6 +3,7 @@ package dev.courier.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.courier.testing.CourierDeployment;
+import dev.courier.testing.Broker;
 import dev.courier.testing.Eventually;
 import dev.courier.testing.Http;
 import dev.courier.testing.ProducerStub;
@@ -175,7 +176,7 @@ class ReliableBench {
     private void consume(String topic, String subscriber, AtomicBoolean consuming) {
         try (ActiveMQConnectionFactory factory = new ActiveMQConnectionFactory("tcp://127.0.0.1:"
                 + System.getProperty("it.broker.port", "61617"));
-                JMSContext context = factory.createContext("courier", "courier");
+                JMSContext context = factory.createContext(Broker.USER, Broker.PASSWORD);
                 JMSConsumer consumer = context.createConsumer(context.createQueue(topic + "::" + topic + "." + subscriber))) {
             while (consuming.get()) {
                 Message message = consumer.receive(200);

@@ -3,6 +3,7 @@ package dev.courier.scenario;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.courier.testing.Broker;
 import dev.courier.testing.Eventually;
 import dev.courier.testing.Http;
 import dev.courier.testing.LibertyProcess;
@@ -69,7 +70,7 @@ class XaRecoveryCrashIT {
     void should_resolve_transactions_in_doubt_after_a_crash_between_prepare_and_commit() throws Exception {
         try (ActiveMQConnectionFactory factory = new ActiveMQConnectionFactory("tcp://127.0.0.1:"
                 + System.getProperty("it.broker.port", "61617"));
-                JMSContext events = factory.createContext("courier", "courier", JMSContext.CLIENT_ACKNOWLEDGE)) {
+                JMSContext events = factory.createContext(Broker.USER, Broker.PASSWORD, JMSContext.CLIENT_ACKNOWLEDGE)) {
             events.setClientID("xa-recovery-" + System.nanoTime());
             // A durable subscription on the OrderPlaced address keeps every event the XA orders publish.
             events.createDurableConsumer(events.createTopic(XaChannel.EVENTS), SUBSCRIPTION).close();

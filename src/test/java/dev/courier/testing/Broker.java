@@ -23,6 +23,22 @@ public final class Broker {
 
     private static final String PORT = System.getProperty("it.broker.port", "61617");
 
+    /** The broker's user and password: those bin/broker generated for the test run's broker. */
+    public static final String USER;
+    public static final String PASSWORD;
+
+    static {
+        java.util.Properties generated = new java.util.Properties();
+        Path file = Path.of(System.getProperty("it.data.dir", "target/it-data"), "security", "broker.properties");
+        try (java.io.Reader reader = java.nio.file.Files.newBufferedReader(file)) {
+            generated.load(reader);
+        } catch (IOException e) {
+            // a broker made before passwords were generated
+        }
+        USER = generated.getProperty("user", "courier");
+        PASSWORD = generated.getProperty("password", "courier");
+    }
+
     private Broker() {
     }
 
@@ -39,7 +55,7 @@ public final class Broker {
     /** Sends a JMS text message with one string property straight to the broker, bypassing Courier. */
     public static void sendText(String queue, String text, String property, String value) {
         try (ActiveMQConnectionFactory factory = new ActiveMQConnectionFactory("tcp://127.0.0.1:" + PORT);
-                JMSContext context = factory.createContext("courier", "courier")) {
+                JMSContext context = factory.createContext(USER, PASSWORD)) {
             // A fully qualified name of a subscriber's (multicast) queue is sent to as a topic.
             context.createProducer().setProperty(property, value)
                     .send(queue.contains("::") ? context.createTopic(queue) : context.createQueue(queue), text);
@@ -56,7 +72,7 @@ public final class Broker {
      */
     public static java.util.Optional<Received> receive(String queue, java.time.Duration wait) {
         try (ActiveMQConnectionFactory factory = new ActiveMQConnectionFactory("tcp://127.0.0.1:" + PORT);
-                JMSContext context = factory.createContext("courier", "courier");
+                JMSContext context = factory.createContext(USER, PASSWORD);
                 jakarta.jms.JMSConsumer consumer = context.createConsumer(context.createQueue(queue))) {
             jakarta.jms.Message message = consumer.receive(wait.toMillis());
             if (message == null) {
@@ -73,7 +89,7 @@ public final class Broker {
     private static Object attribute(String resource, String attribute) {
         try (ServerLocator locator = ActiveMQClient.createServerLocator("tcp://127.0.0.1:" + PORT);
                 ClientSessionFactory factory = locator.createSessionFactory();
-                ClientSession session = factory.createSession("courier", "courier", false, true, true, false, 1)) {
+                ClientSession session = factory.createSession(USER, PASSWORD, false, true, true, false, 1)) {
             ClientRequestor requestor = new ClientRequestor(session, "activemq.management");
             ClientMessage request = session.createMessage(false);
             ManagementHelper.putAttribute(request, resource, attribute);

@@ -52,6 +52,18 @@ class ProblemResponsesIT {
     }
 
     @Test
+    void should_answer_431_for_too_many_or_too_large_headers() {
+        java.net.http.HttpRequest.Builder many = java.net.http.HttpRequest.newBuilder(http.uri("api/queues")).GET();
+        for (int i = 0; i < 101; i++) {
+            many.header("X-Padding-" + i, "x");
+        }
+        assertProblem(431, http.send(many));
+        assertProblem(431, http.send(java.net.http.HttpRequest.newBuilder(http.uri("api/queues"))
+                .header("X-Padding", "x".repeat(17_000)).GET()));
+        assertEquals(200, http.get("api/queues").status(), "an ordinary request passes");
+    }
+
+    @Test
     void should_answer_415_for_a_non_json_content_type() {
         assertProblem(415, http.post("api/twophase/probes", "text/plain", "hello"));
     }

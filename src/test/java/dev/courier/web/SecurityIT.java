@@ -150,9 +150,92 @@ class SecurityIT {
     }
 
     @Test
+    void should_refuse_a_password_over_plain_http_from_another_host_and_take_it_over_https() throws Exception {
+        String host = externalAddress();
+        Http remote = new Http("http://" + host + ":" + http.uri("/").getPort() + "/");
+
+        Http.Response refused = remote.get("api/queues");
+        assertEquals(403, refused.status(), refused::toString);
+        assertEquals("urn:courier:problem:https-required", refused.json().getString("type"), refused::toString);
+        Http.Response wrong = remote.send(HttpRequest.newBuilder(remote.uri("api/queues")).header("Authorization",
+                "Basic " + java.util.Base64.getEncoder().encodeToString("admin:wrong".getBytes(
+                        java.nio.charset.StandardCharsets.UTF_8))).GET());
+        assertEquals(403, wrong.status(), "a wrong password is refused the same way: " + wrong);
+        assertEquals(200, http.get("api/queues").status(), "from this machine, plain HTTP is accepted");
+        assertEquals(200, remote.anonymous().get("health/ready").status(), "health needs no password");
+
+        assertEquals(200, httpsStatus(host, "api/queues", http.authorization()), "over HTTPS a password is taken from anywhere");
+    }
+
+    @Test
+    void should_lock_out_an_address_after_failed_logins_even_for_the_right_password_until_the_lockout_passes()
+            throws Exception {
+        String host = externalAddress();
+        Thread.sleep(3_500); // earlier failures from this address (another test's wrong password) age out first
+        String wrong = "Basic " + java.util.Base64.getEncoder().encodeToString("admin:guess".getBytes(
+                java.nio.charset.StandardCharsets.UTF_8));
+        for (int guess = 1; guess < 10; guess++) { // the limit is 10 failures within the lockout (3 s in the tests)
+            assertEquals(401, httpsStatus(host, "api/queues", wrong), "guess " + guess);
+        }
+        assertEquals(429, httpsStatus(host, "api/queues", wrong), "the tenth failure locks the address out");
+        assertEquals(429, httpsStatus(host, "api/queues", http.authorization()), "the right password learns nothing");
+        assertEquals(200, http.get("api/queues").status(), "other addresses are not locked out");
+        Thread.sleep(3_500);
+        assertEquals(200, httpsStatus(host, "api/queues", http.authorization()), "after the lockout");
+    }
+
+    @Test
+    void should_have_the_broker_take_its_generated_password_and_not_the_old_default() {
+        org.junit.jupiter.api.Assumptions.assumeFalse(dev.courier.testing.Broker.PASSWORD.equals("courier"),
+                "the test broker was made before passwords were generated");
+        String url = "tcp://127.0.0.1:" + System.getProperty("it.broker.port", "61617");
+        try (var factory = new org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory(url)) {
+            org.junit.jupiter.api.Assertions.assertThrows(jakarta.jms.JMSSecurityRuntimeException.class,
+                    () -> factory.createContext("courier", "courier").close());
+            factory.createContext(dev.courier.testing.Broker.USER, dev.courier.testing.Broker.PASSWORD).close();
+        }
+    }
+
+    @Test
     void should_keep_health_and_the_api_document_open() {
         assertEquals(200, http.anonymous().get("health/live").status());
         assertEquals(200, http.anonymous().get("openapi").status());
+    }
+
+    /** The status of a GET over HTTPS to this server at {@code host}, trusting its self-signed certificate. */
+    private static int httpsStatus(String host, String path, String authorization) throws Exception {
+        int httpsPort = Integer.parseInt(System.getenv().getOrDefault("COURIER_HTTPS_PORT", "19443"));
+        javax.net.ssl.HttpsURLConnection tls = (javax.net.ssl.HttpsURLConnection) java.net.URI.create(
+                "https://" + host + ":" + httpsPort + "/" + path).toURL().openConnection();
+        javax.net.ssl.SSLContext trustAny = javax.net.ssl.SSLContext.getInstance("TLS");
+        trustAny.init(null, new javax.net.ssl.TrustManager[] {new javax.net.ssl.X509TrustManager() {
+            @Override
+            public void checkClientTrusted(java.security.cert.X509Certificate[] chain, String type) {
+            }
+
+            @Override
+            public void checkServerTrusted(java.security.cert.X509Certificate[] chain, String type) {
+            }
+
+            @Override
+            public java.security.cert.X509Certificate[] getAcceptedIssuers() {
+                return new java.security.cert.X509Certificate[0];
+            }
+        }}, null); // the server's certificate is the self-signed one Liberty generated
+        tls.setSSLSocketFactory(trustAny.getSocketFactory());
+        tls.setHostnameVerifier((name, session) -> true);
+        tls.setRequestProperty("Authorization", authorization);
+        return tls.getResponseCode();
+    }
+
+    /** This machine's first IPv4 address other than loopback: calls to it are calls from another host. */
+    private static String externalAddress() throws java.net.SocketException {
+        java.net.InetAddress address = java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces()).stream()
+                .flatMap(i -> java.util.Collections.list(i.getInetAddresses()).stream())
+                .filter(a -> a instanceof java.net.Inet4Address && !a.isLoopbackAddress() && !a.isLinkLocalAddress())
+                .findFirst().orElse(null);
+        org.junit.jupiter.api.Assumptions.assumeTrue(address != null, "this machine has an address other than loopback");
+        return address.getHostAddress();
     }
 
     /** "METHOD path" of every operation in the OpenAPI document but the test applications' own. */

@@ -1,0 +1,53 @@
+package dev.courier.web;
+
+import dev.courier.platform.Json;
+import dev.courier.platform.ProblemMapper;
+import jakarta.inject.Inject;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.annotation.WebFilter;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.util.Locale;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * Refuses a password sent in clear text from another host: a call to {@code /api} with Basic credentials over
+ * plain HTTP from anywhere but this machine answers 403 (problem type
+ * {@code urn:courier:problem:https-required}), whether or not the password was right, so that no client comes
+ * to depend on it. Over HTTPS, or from this machine, Basic is accepted. Set
+ * {@code courier.http.allow-basic-over-http} to allow it anyway, e.g. behind a proxy that terminates TLS.
+ */
+// asyncSupported: the receive endpoints suspend their requests (long polls, event streams).
+@WebFilter(urlPatterns = "/api/*", asyncSupported = true)
+public class ClearTextPasswords implements Filter {
+
+    @Inject
+    @ConfigProperty(name = "courier.http.allow-basic-over-http", defaultValue = "false")
+    boolean allowed;
+
+    @Override
+    public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
+        HttpServletRequest http = (HttpServletRequest) request;
+        String authorization = http.getHeader("Authorization");
+        if (!allowed && !http.isSecure() && authorization != null
+                && authorization.toLowerCase(Locale.ROOT).startsWith("basic ")
+                && !InetAddress.getByName(http.getRemoteAddr()).isLoopbackAddress()) {
+            HttpServletResponse refused = (HttpServletResponse) response;
+            refused.setStatus(HttpServletResponse.SC_FORBIDDEN);
+            refused.setContentType(ProblemMapper.PROBLEM_JSON);
+            refused.getWriter().write(Json.createObjectBuilder().add("type", "urn:courier:problem:https-required")
+                    .add("title", "HTTPS required").add("status", 403)
+                    .add("detail", "A password sent over plain HTTP from another host is refused: call over HTTPS.")
+                    .build().toString());
+            return;
+        }
+        chain.doFilter(request, response);
+    }
+}

@@ -1,0 +1,53 @@
+package dev.courier.web;
+
+import dev.courier.platform.Json;
+import dev.courier.platform.ProblemMapper;
+import jakarta.inject.Inject;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.annotation.WebFilter;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * Answers 429 to a call with credentials from an address the {@link LoginThrottle} has locked out, even when the
+ * credentials are right: a guesser learns nothing while locked out. (Wrong ones are answered the same way by
+ * {@link SecurityProblems}, which counts them.) The time is the wall clock's.
+ */
+// asyncSupported: the receive endpoints suspend their requests (long polls, event streams).
+@WebFilter(urlPatterns = "/api/*", asyncSupported = true)
+public class LoginLockout implements Filter {
+
+    @Inject
+    private LoginThrottle throttle;
+
+    @Override
+    public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
+        HttpServletRequest http = (HttpServletRequest) request;
+        if (http.getHeader("Authorization") != null) {
+            Duration wait = throttle.wait(http.getRemoteAddr(), Instant.now());
+            if (!wait.isZero()) {
+                tooMany((HttpServletResponse) response, wait);
+                return;
+            }
+        }
+        chain.doFilter(request, response);
+    }
+
+    /** Writes the 429 problem, with the seconds to wait in {@code Retry-After}. */
+    static void tooMany(HttpServletResponse response, Duration wait) throws IOException {
+        response.setStatus(429);
+        response.setHeader("Retry-After", Long.toString(Math.max(1, wait.toSeconds() + 1)));
+        response.setContentType(ProblemMapper.PROBLEM_JSON);
+        response.getWriter().write(Json.createObjectBuilder().add("type", "urn:courier:problem:too-many-failed-logins")
+                .add("title", "Too many failed logins").add("status", 429)
+                .add("detail", "Too many failed logins from this address: try again later.").build().toString());
+    }
+}
