@@ -96,13 +96,22 @@ public class ProblemMapper implements ExceptionMapper<Throwable> {
     }
 
     static Response respond(int status, String type, String title, String detail, java.util.Map<String, String> extensions) {
+        return Response.status(status).type(PROBLEM_JSON).entity(body(status, type, title, detail, extensions)).build();
+    }
+
+    /** A problem body, for answers written outside JAX-RS (the servlet container's errors and filters). */
+    public static String body(int status, String type, String title, String detail) {
+        return body(status, type, title, detail, java.util.Map.of());
+    }
+
+    private static String body(int status, String type, String title, String detail, java.util.Map<String, String> extensions) {
         JsonObjectBuilder body = Json.createObjectBuilder()
                 .add("type", type)
                 .add("title", title)
                 .add("status", status)
                 .add("detail", detail);
         extensions.forEach(body::add);
-        return Response.status(status).type(PROBLEM_JSON).entity(body.build().toString()).build();
+        return body.build().toString();
     }
 
     /** The first throwable of {@code type} in the cause chain, looking through EJB wrappers. */

@@ -1,6 +1,5 @@
 package dev.courier.web;
 
-import dev.courier.platform.Json;
 import dev.courier.platform.ProblemMapper;
 import jakarta.inject.Inject;
 import jakarta.servlet.Filter;
@@ -42,10 +41,8 @@ public class ClearTextPasswords implements Filter {
             HttpServletResponse refused = (HttpServletResponse) response;
             refused.setStatus(HttpServletResponse.SC_FORBIDDEN);
             refused.setContentType(ProblemMapper.PROBLEM_JSON);
-            refused.getWriter().write(Json.createObjectBuilder().add("type", "urn:courier:problem:https-required")
-                    .add("title", "HTTPS required").add("status", 403)
-                    .add("detail", "A password sent over plain HTTP from another host is refused: call over HTTPS.")
-                    .build().toString());
+            refused.getWriter().write(ProblemMapper.body(403, "urn:courier:problem:https-required", "HTTPS required",
+                    "A password sent over plain HTTP from another host is refused: call over HTTPS."));
             return;
         }
         chain.doFilter(request, response);

@@ -1,6 +1,5 @@
 package dev.courier.web;
 
-import dev.courier.platform.Json;
 import dev.courier.platform.ProblemMapper;
 import jakarta.inject.Inject;
 import jakarta.servlet.Filter;
@@ -46,8 +45,7 @@ public class LoginLockout implements Filter {
         response.setStatus(429);
         response.setHeader("Retry-After", Long.toString(Math.max(1, wait.toSeconds() + 1)));
         response.setContentType(ProblemMapper.PROBLEM_JSON);
-        response.getWriter().write(Json.createObjectBuilder().add("type", "urn:courier:problem:too-many-failed-logins")
-                .add("title", "Too many failed logins").add("status", 429)
-                .add("detail", "Too many failed logins from this address: try again later.").build().toString());
+        response.getWriter().write(ProblemMapper.body(429, "urn:courier:problem:too-many-failed-logins",
+                "Too many failed logins", "Too many failed logins from this address: try again later."));
     }
 }

@@ -1,6 +1,5 @@
 package dev.courier.web;
 
-import dev.courier.platform.Json;
 import dev.courier.platform.ProblemMapper;
 import jakarta.servlet.RequestDispatcher;
 import jakarta.servlet.annotation.WebServlet;
@@ -58,7 +57,6 @@ public class SecurityProblems extends HttpServlet {
         }
         response.setStatus(status);
         response.setContentType(ProblemMapper.PROBLEM_JSON);
-        response.getWriter().write(Json.createObjectBuilder().add("type", "about:blank").add("title", title)
-                .add("status", status).add("detail", detail).build().toString());
+        response.getWriter().write(ProblemMapper.body(status, "about:blank", title, detail));
     }
 }
