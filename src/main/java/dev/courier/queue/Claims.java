@@ -1,5 +1,7 @@
 package dev.courier.queue;
 
+import dev.courier.access.Action;
+import dev.courier.access.Caller;
 import dev.courier.platform.FaultInjection;
 import dev.courier.platform.ProblemException;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -38,13 +40,16 @@ class Claims {
     @Inject
     private FaultInjection faults;
 
-    /** @throws ProblemException 400 for {@code max} outside 1..{@code courier.queue.max-receive} or a bad lease */
-    List<Delivery> claim(QueueName queue, int max, Duration lease) {
+    /**
+     * @throws ProblemException 400 for {@code max} outside 1..{@code courier.queue.max-receive} or a bad lease
+     * @throws dev.courier.access.NotGrantedException 403 when the queue's grants do not let {@code caller} consume
+     */
+    List<Delivery> claim(QueueName queue, int max, Duration lease, Caller caller) {
         if (max < 1 || max > settings.maxReceive) {
             throw ProblemException.invalid("max must be between 1 and " + settings.maxReceive);
         }
         try (Connection connection = database.connection()) {
-            QueueStore.QueueNow located = queues.requireQueue(connection, queue);
+            QueueStore.QueueNow located = queues.requireQueue(connection, queue, caller, Action.CONSUME);
             QueueSpec spec = located.spec();
             Instant now = located.now();
             Duration leaseFor = lease == null ? spec.lease() : QueueSpec.checkLease(lease);

@@ -24,6 +24,7 @@ final class QueueJson {
                         .add("initialSeconds", seconds(spec.backoff().initial()))
                         .add("multiplier", spec.backoff().multiplier())
                         .add("maxSeconds", seconds(spec.backoff().max())))
+                .add("grants", spec.grants().toJson())
                 .add("depth", info.depth())
                 .add("dead", info.dead())
                 .add("waiting", waiting);

@@ -1,5 +1,7 @@
 package dev.courier.queue;
 
+import dev.courier.access.Action;
+import dev.courier.access.Caller;
 import dev.courier.platform.ProblemException;
 import jakarta.ejb.Stateless;
 import jakarta.inject.Inject;
@@ -34,8 +36,18 @@ public class QueueMessages {
 
     /** One message with its failure history. @throws QueueNotFoundException 404 when absent from this queue */
     public Optional<MessageView> get(QueueName queue, String id) {
+        return get(queue, id, Caller.TRUSTED);
+    }
+
+    /**
+     * {@link #get(QueueName, String)} on behalf of {@code caller}: reading a message is consuming it as far as
+     * grants go (its payload is the consumers' business).
+     *
+     * @throws dev.courier.access.NotGrantedException 403 when the queue's grants do not let the caller consume
+     */
+    public Optional<MessageView> get(QueueName queue, String id, Caller caller) {
         try (Connection connection = database.connection()) {
-            Instant now = queues.requireQueue(connection, queue).now();
+            Instant now = queues.requireQueue(connection, queue, caller, Action.CONSUME).now();
             Optional<StoredMessage> message = store.find(connection, id).filter(m -> m.queue().equals(queue));
             if (message.isEmpty()) {
                 return Optional.empty();
@@ -55,11 +67,16 @@ public class QueueMessages {
      * @throws ProblemException 400 for a limit outside 1..500
      */
     public MessagePage query(QueueName queue, MessageFilter filter, String after, int limit) {
+        return query(queue, filter, after, limit, Caller.TRUSTED);
+    }
+
+    /** {@link #query(QueueName, MessageFilter, String, int)} on behalf of {@code caller}, as {@link #get} is. */
+    public MessagePage query(QueueName queue, MessageFilter filter, String after, int limit, Caller caller) {
         if (limit < 1 || limit > MAX_PAGE) {
             throw ProblemException.invalid("limit must be between 1 and " + MAX_PAGE);
         }
         try (Connection connection = database.connection()) {
-            Instant now = queues.requireQueue(connection, queue).now();
+            Instant now = queues.requireQueue(connection, queue, caller, Action.CONSUME).now();
             MessageStore.Page page = store.page(connection, queue, filter, after, limit + 1, now, settings.maxPageBytes);
             List<MessageView> messages = new ArrayList<>();
             for (StoredMessage message : page.rows()) {

@@ -1,5 +1,7 @@
 package dev.courier.queue;
 
+import dev.courier.access.Caller;
+import dev.courier.access.Grants;
 import dev.courier.audit.Audited;
 import dev.courier.web.Roles;
 import jakarta.annotation.security.RolesAllowed;
@@ -28,6 +30,7 @@ import jakarta.ws.rs.container.Suspended;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.SecurityContext;
 import jakarta.ws.rs.sse.Sse;
 import jakarta.ws.rs.sse.SseEventSink;
 import java.time.Duration;
@@ -38,7 +41,8 @@ import java.util.Locale;
 
 /**
  * {@code /api/queues}: the transactional queue over HTTP, for callers outside the server. Each request is its
- * own transaction. Errors: unknown queue 404; invalid name or body 400; payload too large 413; stale or unknown
+ * own transaction. Errors: unknown queue 404; invalid name or body 400; the queue's grants leave the caller
+ * out 403 (send; receive and message reads); payload too large 413; stale or unknown
  * lease token 409; message already acknowledged 410; too many queues 409; too many waiting receivers 429.
  */
 @ApplicationScoped
@@ -72,6 +76,9 @@ public class QueueResource {
     @Inject
     private QueueSettings settings;
 
+    @Context
+    private SecurityContext security;
+
     @RolesAllowed({Roles.ADMIN, Roles.PRODUCER, Roles.CONSUMER})
     @GET
     public JsonObject list() {
@@ -97,8 +104,10 @@ public class QueueResource {
                 b.seconds("maxSeconds", 0, 86_400).orElse(Backoff.DEFAULT.max()))).orElse(Backoff.DEFAULT);
         QueueSpec spec = new QueueSpec(queueName,
                 request.seconds("leaseSeconds", 0.001, QueueSpec.MAX_LEASE.toSeconds()).orElse(QueueSpec.DEFAULT_LEASE),
-                request.integer("maxAttempts", 1, 1000).orElse(QueueSpec.DEFAULT_MAX_ATTEMPTS), backoff);
-        boolean created = queues.define(spec);
+                request.integer("maxAttempts", 1, 1000).orElse(QueueSpec.DEFAULT_MAX_ATTEMPTS), backoff,
+                request.value("grants").map(Grants::fromJson).orElse(Grants.NONE));
+        // A definition that leaves grants out keeps the queue's: re-sending a definition must not open a queue.
+        boolean created = queues.define(spec, !request.has("grants"));
         return Response.status(created ? 201 : 200)
                 .entity(QueueJson.queue(queues.get(queueName), waiters.waiting(queueName))).build();
     }
@@ -135,11 +144,11 @@ public class QueueResource {
                 messages.add(outgoing(batch.get(i), "message " + i + ": "));
             }
             JsonArrayBuilder sent = Json.createArrayBuilder();
-            queue.sendBatch(queueName, messages).forEach(one -> sent.add(QueueJson.sent(one)));
+            queue.sendBatch(queueName, messages, Caller.of(security)).forEach(one -> sent.add(QueueJson.sent(one)));
             return Response.status(201).entity(Json.createObjectBuilder().add("messages", sent).build()).build();
         }
         Outgoing message = outgoing(body, "");
-        Sent sent = queue.send(queueName, message.payload(), message.options());
+        Sent sent = queue.sendBatch(queueName, List.of(message), Caller.of(security)).get(0);
         return Response.status(sent.duplicate() ? 200 : 201).entity(QueueJson.sent(sent)).build();
     }
 
@@ -166,14 +175,16 @@ public class QueueResource {
             @QueryParam("after") String after, @QueryParam("limit") String limit) {
         MessageFilter filter = new MessageFilter(state(state), instant("deliverFrom", deliverFrom),
                 instant("deliverTo", deliverTo), integer("minAttempts", minAttempts, null), key);
-        return QueueJson.page(messages.query(QueueName.of(name), filter, after, integer("limit", limit, 100)));
+        return QueueJson.page(messages.query(QueueName.of(name), filter, after, integer("limit", limit, 100),
+                Caller.of(security)));
     }
 
     @RolesAllowed({Roles.ADMIN, Roles.CONSUMER})
     @GET
     @Path("{queue}/messages/{id}")
     public JsonObject message(@PathParam("queue") String name, @PathParam("id") String id) {
-        return QueueJson.message(messages.get(QueueName.of(name), id).orElseThrow(() -> notFound(name, id)));
+        return QueueJson.message(messages.get(QueueName.of(name), id, Caller.of(security))
+                .orElseThrow(() -> notFound(name, id)));
     }
 
     @RolesAllowed(Roles.CONSUMER)
@@ -184,14 +195,15 @@ public class QueueResource {
         ReceiveRequest receive = ReceiveRequest.of(name, body);
         if (receive.waitFor().isZero()) {
             // A worker's loop in one request and one transaction: ack what it finished, take the next batch.
+            Caller caller = Caller.of(security);
             response.resume(deliveries(receive.ack().isEmpty()
-                    ? queue.receive(receive.queue(), receive.max(), receive.lease())
-                    : queue.ackAndReceive(receive.queue(), receive.ack(), receive.max(), receive.lease())));
+                    ? queue.receive(receive.queue(), receive.max(), receive.lease(), caller)
+                    : queue.ackAndReceive(receive.queue(), receive.ack(), receive.max(), receive.lease(), caller)));
             return;
         }
         receive.ackFirst(queue);
         // A long poll holds no request thread: the answer is sent when the waiting receive completes.
-        queue.receiveAsync(receive.queue(), receive.max(), receive.lease(), receive.waitFor())
+        queue.receiveAsync(receive.queue(), receive.max(), receive.lease(), receive.waitFor(), Caller.of(security))
                 .whenComplete((received, failure) -> response.resume(failure != null ? failure : deliveries(received)));
     }
 
@@ -213,7 +225,8 @@ public class QueueResource {
         ReceiveRequest receive = ReceiveRequest.of(name, body);
         receive.ackFirst(queue);
         EventStream stream = new EventStream(sink, sse);
-        waiting.start(receive.queue(), receive.max(), receive.lease(), receive.waitFor(), stream::heartbeat)
+        waiting.start(receive.queue(), receive.max(), receive.lease(), receive.waitFor(), Caller.of(security),
+                        stream::heartbeat)
                 .whenComplete((received, failure) -> {
                     if (failure != null) {
                         stream.last("problem", new ProblemMapper().toResponse(failure).getEntity().toString());

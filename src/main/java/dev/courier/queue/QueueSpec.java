@@ -1,14 +1,16 @@
 package dev.courier.queue;
 
+import dev.courier.access.Grants;
 import dev.courier.platform.ProblemException;
 import java.time.Duration;
 import java.util.Objects;
 
 /**
  * The definition of a queue: its name, the default lease a receiver gets, how many deliveries a message gets
- * before it is dead, and the backoff between deliveries after a failure.
+ * before it is dead, the backoff between deliveries after a failure, and who besides the role may send to it
+ * and consume from it ({@link Grants}; none: the role decides).
  */
-public record QueueSpec(QueueName name, Duration lease, int maxAttempts, Backoff backoff) {
+public record QueueSpec(QueueName name, Duration lease, int maxAttempts, Backoff backoff, Grants grants) {
 
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(10);
     public static final int DEFAULT_MAX_ATTEMPTS = 10;
@@ -19,10 +21,21 @@ public record QueueSpec(QueueName name, Duration lease, int maxAttempts, Backoff
         Objects.requireNonNull(name, "name is required");
         Objects.requireNonNull(lease, "lease is required");
         Objects.requireNonNull(backoff, "backoff is required");
+        Objects.requireNonNull(grants, "grants are required (Grants.NONE for none)");
         checkLease(lease);
         if (maxAttempts < 1 || maxAttempts > 1000) {
             throw ProblemException.invalid("maxAttempts must be between 1 and 1000");
         }
+    }
+
+    /** A queue without grants: the role decides who sends and consumes. */
+    public QueueSpec(QueueName name, Duration lease, int maxAttempts, Backoff backoff) {
+        this(name, lease, maxAttempts, backoff, Grants.NONE);
+    }
+
+    /** This definition with other grants. */
+    public QueueSpec withGrants(Grants other) {
+        return new QueueSpec(name, lease, maxAttempts, backoff, other);
     }
 
     /** A queue with the defaults: 10 s lease, 10 attempts, {@link Backoff#DEFAULT}. */

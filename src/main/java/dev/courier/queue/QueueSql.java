@@ -12,11 +12,11 @@ public final class QueueSql {
      * server's, so servers whose clocks disagree still agree on when a lease ends. Parameter: name.
      */
     public static final String SELECT_QUEUE = "SELECT name, lease_ms, max_attempts, backoff_initial_ms, "
-            + "backoff_multiplier, backoff_max_ms, clock_timestamp() FROM courier_queue WHERE name = ?";
+            + "backoff_multiplier, backoff_max_ms, clock_timestamp(), grants FROM courier_queue WHERE name = ?";
 
     /** {@link #SELECT_QUEUE} on embedded Derby, whose clock is the server's: the time column is always null. */
     public static final String SELECT_QUEUE_DERBY = "SELECT name, lease_ms, max_attempts, backoff_initial_ms, "
-            + "backoff_multiplier, backoff_max_ms, CAST(NULL AS TIMESTAMP) FROM courier_queue WHERE name = ?";
+            + "backoff_multiplier, backoff_max_ms, CAST(NULL AS TIMESTAMP), grants FROM courier_queue WHERE name = ?";
 
     /**
      * Enqueues one message (batched). Parameters: id, queue, deliver_at, idempotency key, payload type, payload,

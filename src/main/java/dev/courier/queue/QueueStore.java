@@ -3,6 +3,10 @@ package dev.courier.queue;
 import static dev.courier.platform.Columns.instant;
 import static dev.courier.platform.Columns.timestamp;
 
+import dev.courier.access.Action;
+import dev.courier.access.Caller;
+import dev.courier.access.Grants;
+import dev.courier.access.NotGrantedException;
 import dev.courier.platform.Columns;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -25,10 +29,10 @@ import java.util.Optional;
 class QueueStore {
 
     private static final String COLUMNS = "name, lease_ms, max_attempts, backoff_initial_ms, backoff_multiplier, "
-            + "backoff_max_ms";
+            + "backoff_max_ms, grants";
     // Every aggregate reads an index of its own (the due index for live rows, the dead index), never the table.
     private static final String STATS = "SELECT q.name, q.lease_ms, q.max_attempts, q.backoff_initial_ms, "
-            + "q.backoff_multiplier, q.backoff_max_ms, "
+            + "q.backoff_multiplier, q.backoff_max_ms, q.grants, "
             + "(SELECT COUNT(*) FROM courier_message m WHERE m.queue = q.name AND m.state = 'READY'), "
             + "(SELECT COUNT(*) FROM courier_message m WHERE m.queue = q.name AND m.state = 'DEAD'), "
             + "(SELECT MIN(m.deliver_at) FROM courier_message m WHERE m.queue = q.name AND m.state = 'READY') "
@@ -47,7 +51,7 @@ class QueueStore {
                 ResultSet rows = select.executeQuery()) {
             List<QueueSpec> queues = new ArrayList<>();
             while (rows.next()) {
-                queues.add(spec(rows));
+                queues.add(spec(rows, 7));
             }
             return queues;
         }
@@ -57,7 +61,7 @@ class QueueStore {
         try (PreparedStatement select = connection.prepareStatement(database.dialect().selectQueue())) {
             select.setString(1, name.value());
             try (ResultSet rows = select.executeQuery()) {
-                return rows.next() ? Optional.of(new QueueNow(spec(rows), database.time(instant(rows, 7))))
+                return rows.next() ? Optional.of(new QueueNow(spec(rows, 8), database.time(instant(rows, 7))))
                         : Optional.empty();
             }
         }
@@ -68,9 +72,23 @@ class QueueStore {
         return queue(connection, name).orElseThrow(() -> new QueueNotFoundException(name));
     }
 
-    private static QueueSpec spec(ResultSet rows) throws SQLException {
+    /**
+     * {@link #requireQueue(Connection, QueueName)} for {@code caller} about to {@code action} on it: read with the
+     * settings, the queue's grants cost no query of their own.
+     *
+     * @throws NotGrantedException 403 when the queue's grants do not allow the caller
+     */
+    QueueNow requireQueue(Connection connection, QueueName name, Caller caller, Action action) throws SQLException {
+        QueueNow queue = requireQueue(connection, name);
+        queue.spec().grants().require(caller, action, "queue " + name);
+        return queue;
+    }
+
+    /** A definition from its first six columns and its grants at {@code grantsColumn}. */
+    private static QueueSpec spec(ResultSet rows, int grantsColumn) throws SQLException {
         return new QueueSpec(QueueName.of(rows.getString(1)), Duration.ofMillis(rows.getLong(2)), rows.getInt(3),
-                new Backoff(Duration.ofMillis(rows.getLong(4)), rows.getDouble(5), Duration.ofMillis(rows.getLong(6))));
+                new Backoff(Duration.ofMillis(rows.getLong(4)), rows.getDouble(5), Duration.ofMillis(rows.getLong(6))),
+                Grants.decode(rows.getString(grantsColumn)));
     }
 
     // --- definitions
@@ -78,22 +96,27 @@ class QueueStore {
     void insert(Connection connection, QueueSpec spec, Instant now) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement("INSERT INTO courier_queue (lease_ms, "
                 + "max_attempts, backoff_initial_ms, backoff_multiplier, backoff_max_ms, created_at, updated_at, "
-                + "name) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+                + "name, grants) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
             bind(insert, spec);
             insert.setTimestamp(6, timestamp(now), Columns.utc());
             insert.setTimestamp(7, timestamp(now), Columns.utc());
             insert.setString(8, spec.name().value());
+            insert.setString(9, spec.grants().encode());
             insert.executeUpdate();
         }
     }
 
-    void update(Connection connection, QueueSpec spec, Instant now) throws SQLException {
+    /** Updates the settings, and the grants too unless {@code keepGrants}. */
+    void update(Connection connection, QueueSpec spec, Instant now, boolean keepGrants) throws SQLException {
         try (PreparedStatement update = connection.prepareStatement("UPDATE courier_queue SET lease_ms = ?, "
                 + "max_attempts = ?, backoff_initial_ms = ?, backoff_multiplier = ?, backoff_max_ms = ?, "
-                + "updated_at = ? WHERE name = ?")) {
+                + "updated_at = ?" + (keepGrants ? "" : ", grants = ?") + " WHERE name = ?")) {
             bind(update, spec);
             update.setTimestamp(6, timestamp(now), Columns.utc());
-            update.setString(7, spec.name().value());
+            if (!keepGrants) {
+                update.setString(7, spec.grants().encode());
+            }
+            update.setString(keepGrants ? 7 : 8, spec.name().value());
             update.executeUpdate();
         }
     }
@@ -138,8 +161,8 @@ class QueueStore {
             List<QueueInfo> queues = new ArrayList<>();
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
-                    Instant oldest = instant(rows, 9);
-                    queues.add(new QueueInfo(spec(rows), rows.getLong(7), rows.getLong(8),
+                    Instant oldest = instant(rows, 10);
+                    queues.add(new QueueInfo(spec(rows, 7), rows.getLong(8), rows.getLong(9),
                             Optional.ofNullable(oldest).filter(o -> !o.isAfter(now))
                                     .map(o -> Duration.between(o, now))));
                 }

@@ -27,18 +27,26 @@ public class Queues {
     private QueueSettings settings;
 
     /**
-     * Creates the queue, or updates its settings if it exists; messages already queued keep their state and
-     * follow the new settings from their next delivery on.
+     * Creates the queue, or updates its settings (grants included) if it exists; messages already queued keep
+     * their state and follow the new settings from their next delivery on.
      *
      * @return true when the queue was created
      * @throws QueueLimitException 409 when creating it would exceed {@code courier.queue.max-queues}
      * @throws ProblemException 409 when a concurrent request created the same queue first
      */
     public boolean define(QueueSpec spec) {
+        return define(spec, false);
+    }
+
+    /**
+     * {@link #define(QueueSpec)}, where {@code keepGrants} leaves an existing queue's grants as they are (a new
+     * queue gets the spec's): a definition that does not mention grants must not open a queue by accident.
+     */
+    public boolean define(QueueSpec spec, boolean keepGrants) {
         try (Connection connection = database.connection()) {
             Instant now = database.now(connection);
             if (store.queue(connection, spec.name()).isPresent()) {
-                store.update(connection, spec, now);
+                store.update(connection, spec, now, keepGrants);
                 return false;
             }
             // Creations wait for each other here, on every server, so the count sees every queue created before.

@@ -1,5 +1,7 @@
 package dev.courier.queue;
 
+import dev.courier.access.Action;
+import dev.courier.access.Caller;
 import dev.courier.platform.ProblemException;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -90,6 +92,15 @@ public class TransactionalQueue {
      * order of {@code messages}.
      */
     public List<Sent> sendBatch(QueueName queue, List<Outgoing> messages) {
+        return sendBatch(queue, messages, Caller.TRUSTED);
+    }
+
+    /**
+     * {@link #sendBatch(QueueName, List)} on behalf of {@code caller}.
+     *
+     * @throws dev.courier.access.NotGrantedException 403 when the queue's grants do not let {@code caller} send
+     */
+    public List<Sent> sendBatch(QueueName queue, List<Outgoing> messages, Caller caller) {
         if (messages.isEmpty()) {
             return List.of();
         }
@@ -99,7 +110,7 @@ public class TransactionalQueue {
             }
         }
         try (Connection connection = database.connection()) {
-            Instant now = queues.requireQueue(connection, queue).now();
+            Instant now = queues.requireQueue(connection, queue, caller, Action.SEND).now();
             List<Sent> results = new ArrayList<>(messages.size());
             List<MessageStore.NewMessage> rows = new ArrayList<>(messages.size());
             for (Outgoing message : messages) {
@@ -141,7 +152,16 @@ public class TransactionalQueue {
      * @throws ProblemException 400 for {@code max} outside 1..{@code courier.queue.max-receive} or a bad lease
      */
     public List<Delivery> receive(QueueName queue, int max, Duration lease) {
-        return claims.claim(queue, max, lease);
+        return receive(queue, max, lease, Caller.TRUSTED);
+    }
+
+    /**
+     * {@link #receive(QueueName, int, Duration)} on behalf of {@code caller}.
+     *
+     * @throws dev.courier.access.NotGrantedException 403 when the queue's grants do not let {@code caller} consume
+     */
+    public List<Delivery> receive(QueueName queue, int max, Duration lease, Caller caller) {
+        return claims.claim(queue, max, lease, caller);
     }
 
     /**
@@ -160,7 +180,14 @@ public class TransactionalQueue {
      */
     @Transactional(Transactional.TxType.NOT_SUPPORTED)
     public CompletionStage<List<Delivery>> receiveAsync(QueueName queue, int max, Duration lease, Duration wait) {
-        return waiting.start(queue, max, lease, wait);
+        return receiveAsync(queue, max, lease, wait, Caller.TRUSTED);
+    }
+
+    /** {@link #receiveAsync(QueueName, int, Duration, Duration)} on behalf of {@code caller}, checked at once. */
+    @Transactional(Transactional.TxType.NOT_SUPPORTED)
+    public CompletionStage<List<Delivery>> receiveAsync(QueueName queue, int max, Duration lease, Duration wait,
+            Caller caller) {
+        return waiting.start(queue, max, lease, wait, caller);
     }
 
     /**
@@ -172,9 +199,10 @@ public class TransactionalQueue {
     @Transactional(Transactional.TxType.NOT_SUPPORTED)
     public List<Delivery> receive(QueueName queue, int max, Duration lease, Duration wait) {
         if (wait == null || wait.isZero()) {
-            return claims.claim(queue, max, lease); // a transaction of its own: this method runs without one
+            // a transaction of its own: this method runs without one
+            return claims.claim(queue, max, lease, Caller.TRUSTED);
         }
-        CompletableFuture<List<Delivery>> received = waiting.start(queue, max, lease, wait);
+        CompletableFuture<List<Delivery>> received = waiting.start(queue, max, lease, wait, Caller.TRUSTED);
         try {
             return received.get();
         } catch (InterruptedException e) {
@@ -338,8 +366,14 @@ public class TransactionalQueue {
      * and leases up to {@code max} more messages of the queue. If the acknowledgement fails, nothing is received.
      */
     public List<Delivery> ackAndReceive(QueueName queue, List<String> tokens, int max, Duration lease) {
+        return ackAndReceive(queue, tokens, max, lease, Caller.TRUSTED);
+    }
+
+    /** {@link #ackAndReceive(QueueName, List, int, Duration)} on behalf of {@code caller}. */
+    public List<Delivery> ackAndReceive(QueueName queue, List<String> tokens, int max, Duration lease,
+            Caller caller) {
         ackAll(queue, tokens);
-        return claims.claim(queue, max, lease);
+        return claims.claim(queue, max, lease, caller);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.courier.queue;
 
+import dev.courier.access.Caller;
 import dev.courier.platform.ProblemException;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
@@ -38,28 +39,30 @@ class WaitingReceive {
     private ManagedScheduledExecutorService scheduler;
 
     /**
-     * Starts waiting; the first claim runs in the calling thread, so an unknown queue or bad input fails here.
+     * Starts waiting; the first claim runs in the calling thread, so an unknown queue, bad input or a
+     * caller the grants refuse fails here (grants are checked then, not again during the wait).
      * The caller may end the wait by completing the future (cancel, {@code orTimeout}): nothing more is claimed
      * for it, and a claim that raced its end is given back without counting an attempt.
      *
      * @throws QueueLimitException 429 when too many receivers already wait on the queue
      */
-    CompletableFuture<List<Delivery>> start(QueueName name, int max, Duration lease, Duration wait) {
-        return start(name, max, lease, wait, () -> true);
+    CompletableFuture<List<Delivery>> start(QueueName name, int max, Duration lease, Duration wait, Caller caller) {
+        return start(name, max, lease, wait, caller, () -> true);
     }
 
     /**
-     * {@link #start(QueueName, int, Duration, Duration)} for a receiver that may go away: {@code present} is asked
+     * {@link #start(QueueName, int, Duration, Duration, Caller)} for a receiver that may go away: {@code present} is asked
      * (on a scheduler thread) before every claim after the first, and when it answers false the wait ends with
      * nothing claimed.
      */
-    CompletableFuture<List<Delivery>> start(QueueName name, int max, Duration lease, Duration wait,
+    CompletableFuture<List<Delivery>> start(QueueName name, int max, Duration lease, Duration wait, Caller caller,
             BooleanSupplier present) {
         if (wait.isNegative() || wait.compareTo(settings.maxWait) > 0) {
             throw ProblemException.invalid("wait must be between 0 and " + settings.maxWait.toSeconds() + " seconds");
         }
         Waiters.Signal signal = waiters.enter(name, settings.maxWaiters);
-        Attempt attempt = new Attempt(name, max, lease, signal, System.nanoTime() + wait.toNanos(), present);
+        Attempt attempt = new Attempt(name, max, lease, caller, signal, System.nanoTime() + wait.toNanos(),
+                present);
         try {
             attempt.run();
         } catch (RuntimeException e) {
@@ -76,6 +79,7 @@ class WaitingReceive {
         private final QueueName name;
         private final int max;
         private final Duration lease;
+        private final Caller caller;
         private final Waiters.Signal signal;
         private final long deadline;
         private final BooleanSupplier present;
@@ -83,9 +87,11 @@ class WaitingReceive {
         private long poll = FIRST_POLL_NANOS;
         private ScheduledFuture<?> next;
         private boolean first = true;
+        private boolean left;
 
-        Attempt(QueueName name, int max, Duration lease, Waiters.Signal signal, long deadline,
+        Attempt(QueueName name, int max, Duration lease, Caller caller, Waiters.Signal signal, long deadline,
                 BooleanSupplier present) {
+            this.caller = caller;
             this.present = present;
             result.whenComplete((received, failure) -> ended());
             this.name = name;
@@ -107,7 +113,9 @@ class WaitingReceive {
             List<Delivery> deliveries;
             long seen = signal.generation();
             try {
-                deliveries = claims.claim(name, max, lease);
+                // Grants are checked when the wait starts, on the caller's thread: its request (and the groups
+                // it could be asked about) is gone by the next claim.
+                deliveries = claims.claim(name, max, lease, first ? caller : Caller.TRUSTED);
             } catch (RuntimeException e) {
                 if (first) {
                     throw e; // the caller's thread: let it fail as a plain receive would
@@ -134,6 +142,9 @@ class WaitingReceive {
         }
 
         private void finish(List<Delivery> deliveries, Throwable failure) {
+            // The place is free before the answer goes out: a receiver that polls again at once must find it
+            // free (the stage's callbacks run newest first, so ended() would run after the answer was sent).
+            ended();
             boolean completed = failure != null ? result.completeExceptionally(failure) : result.complete(deliveries);
             if (!completed && deliveries != null && !deliveries.isEmpty()) {
                 claims.giveBack(name, deliveries); // the caller gave up while we claimed: nobody will see these
@@ -142,6 +153,10 @@ class WaitingReceive {
 
         /** Once, however the wait ends: finished here, or cancelled or timed out by the caller. */
         private synchronized void ended() {
+            if (left) {
+                return;
+            }
+            left = true;
             signal.forget(wake);
             signal.leave();
             if (next != null) {

@@ -1,5 +1,9 @@
 package dev.courier.reliable;
 
+import dev.courier.access.Action;
+import dev.courier.access.Caller;
+import dev.courier.access.Grants;
+import dev.courier.access.NotGrantedException;
 import dev.courier.audit.Audited;
 import dev.courier.web.Roles;
 import jakarta.annotation.security.RolesAllowed;
@@ -20,14 +24,17 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.SecurityContext;
 import java.net.URI;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * {@code /api/messages}: the reliable message protocol over HTTP. Each request is its own transaction. Errors:
- * bad body or name 400, unknown message, producer, topic or delivery 404, illegal transition 409 (the problem
+ * bad body or name 400, the topic's grants leave the caller out 403, unknown message, producer, topic or delivery 404, illegal transition 409 (the problem
  * body's {@code state} is the current one), payload too large 413, broker or database unreachable 503.
  */
 @ApplicationScoped
@@ -37,6 +44,12 @@ public class MessageResource {
 
     @Inject
     private ReliableMessages messages;
+
+    @Inject
+    private Topics topics;
+
+    @Context
+    private SecurityContext security;
 
     /**
      * Prepare: {@code {"topic", "producer", "payload", "headers"?, "checkBackSeconds"?, "deliverAt"?}} → 201
@@ -51,6 +64,10 @@ public class MessageResource {
         String producer = request.string("producer").orElseThrow(() -> ProblemException.invalid("'producer' is required"));
         String payload = request.value("payload").map(JsonValue::toString)
                 .orElseThrow(() -> ProblemException.invalid("'payload' is required"));
+        Caller caller = Caller.of(security);
+        if (!caller.trusted()) {
+            topics.grants(Names.check("topic", topic)).require(caller, Action.SEND, "topic " + topic);
+        }
         String id = messages.prepare(new Prepare(topic, producer, payload, request.stringMap("headers").orElse(null),
                 request.seconds("checkBackSeconds", 0, 86_400).orElse(null), request.instant("deliverAt").orElse(null)));
         return Response.created(URI.create("messages/" + id))
@@ -63,6 +80,7 @@ public class MessageResource {
     @Path("{id}/confirm")
     public JsonObject confirm(@PathParam("id") String id, String body) {
         JsonRequest request = JsonRequest.parse(body);
+        requireForMessage(id, Action.SEND);
         return ReliableJson.outcome(messages.confirm(id, request.value("payload").map(JsonValue::toString),
                 request.stringMap("headers")));
     }
@@ -72,6 +90,7 @@ public class MessageResource {
     @DELETE
     @Path("{id}")
     public JsonObject cancel(@PathParam("id") String id) {
+        requireForMessage(id, Action.SEND);
         return ReliableJson.outcome(messages.cancel(id));
     }
 
@@ -82,8 +101,10 @@ public class MessageResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public JsonObject consumed(@PathParam("id") String id, JsonValue body) {
         JsonRequest request = JsonRequest.of(body);
-        return ReliableJson.outcome(messages.consumed(id, request.string("subscriber")
-                .orElseThrow(() -> ProblemException.invalid("'subscriber' is required"))));
+        String subscriber = request.string("subscriber")
+                .orElseThrow(() -> ProblemException.invalid("'subscriber' is required"));
+        requireForMessage(id, Action.CONSUME);
+        return ReliableJson.outcome(messages.consumed(id, subscriber));
     }
 
     /** {@code {"subscriber", "reason"}} → 200: redelivered to that subscriber after the backoff. */
@@ -96,6 +117,7 @@ public class MessageResource {
         String subscriber = request.string("subscriber")
                 .orElseThrow(() -> ProblemException.invalid("'subscriber' is required"));
         String reason = request.string("reason").orElseThrow(() -> ProblemException.invalid("'reason' is required"));
+        requireForMessage(id, Action.CONSUME);
         return ReliableJson.outcome(messages.failed(id, subscriber, reason));
     }
 
@@ -120,6 +142,7 @@ public class MessageResource {
     @GET
     @Path("{id}")
     public JsonObject get(@PathParam("id") String id) {
+        requireForMessage(id, Action.CONSUME, Action.SEND);
         return ReliableJson.message(messages.get(id), true);
     }
 
@@ -135,7 +158,12 @@ public class MessageResource {
         List<ReliableMessage> page = messages.query(new MessageQuery(state(MessageState.class, "state", state), topic,
                 producer, subscriber, state(DeliveryState.class, "deliveryState", deliveryState), pageSize, from));
         JsonArrayBuilder list = Json.createArrayBuilder();
-        page.forEach(m -> list.add(ReliableJson.message(m, false)));
+        Caller caller = Caller.of(security);
+        // Messages of topics whose grants leave the caller out are left out of the page (which may come out
+        // short: the next offset still counts them).
+        Map<String, Grants> grants = caller.trusted() ? Map.of() : topics.grants();
+        page.stream().filter(m -> readable(grants.getOrDefault(m.topic(), Grants.NONE), caller))
+                .forEach(m -> list.add(ReliableJson.message(m, false)));
         var json = Json.createObjectBuilder().add("messages", list);
         if (page.size() == pageSize) {
             json.add("next", from + pageSize);
@@ -143,6 +171,31 @@ public class MessageResource {
             json.addNull("next");
         }
         return json.build();
+    }
+
+    /**
+     * Passes when the grants of message {@code id}'s topic allow the caller any of {@code actions}; an unknown
+     * message passes (the operation answers 404 for it).
+     *
+     * @throws NotGrantedException 403 naming the first action
+     */
+    private void requireForMessage(String id, Action... actions) {
+        Caller caller = Caller.of(security);
+        if (caller.trusted()) {
+            return;
+        }
+        topics.grantsOfMessage(id).ifPresent(topic -> {
+            for (Action action : actions) {
+                if (topic.grants().allow(caller, action)) {
+                    return;
+                }
+            }
+            throw new NotGrantedException(caller, actions[0], "topic " + topic.topic());
+        });
+    }
+
+    private static boolean readable(Grants grants, Caller caller) {
+        return grants.allow(caller, Action.CONSUME) || grants.allow(caller, Action.SEND);
     }
 
     private static <E extends Enum<E>> E state(Class<E> type, String field, String value) {

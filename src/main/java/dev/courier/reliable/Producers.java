@@ -55,6 +55,20 @@ public class Producers {
     }
 
     /**
+     * The signing secret of a producer that lives in this server (the demo scenario's services), to verify
+     * Courier's calls with as any producer would; empty for an unknown producer. Other producers got theirs at
+     * registration: Courier never shows a secret over HTTP again.
+     */
+    @TransactionAttribute(TransactionAttributeType.SUPPORTS)
+    public Optional<String> signingSecret(String name) {
+        try (Connection c = store.connection()) {
+            return store.secret(c, Names.check("name", name));
+        } catch (SQLException e) {
+            throw new IllegalStateException("reading a producer's secret failed", e);
+        }
+    }
+
+    /**
      * Gives a producer a new signing secret; calls are signed with it from the next one on.
      *
      * @return the new secret @throws UnknownResourceException 404

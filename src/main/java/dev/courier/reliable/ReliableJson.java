@@ -1,5 +1,6 @@
 package dev.courier.reliable;
 
+import dev.courier.access.Grants;
 import dev.courier.platform.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
@@ -35,10 +36,11 @@ final class ReliableJson {
         return json;
     }
 
-    static JsonObject topic(String topic, List<Subscriber> subscribers) {
+    static JsonObject topic(String topic, List<Subscriber> subscribers, Grants grants) {
         JsonArrayBuilder list = Json.createArrayBuilder();
         subscribers.forEach(s -> list.add(subscriber(s)));
-        return Json.createObjectBuilder().add("name", topic).add("subscribers", list).build();
+        return Json.createObjectBuilder().add("name", topic).add("grants", grants.toJson()).add("subscribers", list)
+                .build();
     }
 
     static JsonObject subscriber(Subscriber s) {

@@ -13,7 +13,9 @@ import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import javax.sql.DataSource;
 
@@ -82,6 +84,17 @@ class ReliableStore {
             insert.setString(6, newSecret);
             insert.executeUpdate();
             return true;
+        }
+    }
+
+    /** A producer's signing secret; empty for no such producer or one registered before signing existed. */
+    Optional<String> secret(Connection c, String name) throws SQLException {
+        try (PreparedStatement select = c.prepareStatement(
+                "SELECT signing_secret FROM courier_rm_producer WHERE name = ?")) {
+            select.setString(1, name);
+            try (ResultSet rows = select.executeQuery()) {
+                return rows.next() ? Optional.ofNullable(rows.getString(1)) : Optional.empty();
+            }
         }
     }
 
@@ -174,6 +187,59 @@ class ReliableStore {
             insert.setTimestamp(6, ts(now), Columns.utc());
             insert.executeUpdate();
             return true;
+        }
+    }
+
+    /** Sets a topic's grants (encoded, null for none), creating its row on first use. */
+    void saveTopicGrants(Connection c, String topic, String grants, Instant now) throws SQLException {
+        try (PreparedStatement update = c.prepareStatement(
+                "UPDATE courier_rm_topic SET grants = ?, updated_at = ? WHERE name = ?")) {
+            update.setString(1, grants);
+            update.setTimestamp(2, ts(now), Columns.utc());
+            update.setString(3, topic);
+            if (update.executeUpdate() == 1) {
+                return;
+            }
+        }
+        try (PreparedStatement insert = c.prepareStatement(
+                "INSERT INTO courier_rm_topic (name, grants, updated_at) VALUES (?, ?, ?)")) {
+            insert.setString(1, topic);
+            insert.setString(2, grants);
+            insert.setTimestamp(3, ts(now), Columns.utc());
+            insert.executeUpdate();
+        }
+    }
+
+    /** Encoded grants by topic, of {@code topic} only unless it is null; topics without grants are absent. */
+    Map<String, String> topicGrants(Connection c, String topic) throws SQLException {
+        try (PreparedStatement select = c.prepareStatement("SELECT name, grants FROM courier_rm_topic WHERE "
+                + "grants IS NOT NULL" + (topic == null ? "" : " AND name = ?"))) {
+            if (topic != null) {
+                select.setString(1, topic);
+            }
+            Map<String, String> grants = new HashMap<>();
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    grants.put(rows.getString(1), rows.getString(2));
+                }
+            }
+            return grants;
+        }
+    }
+
+    /** A message's topic and that topic's encoded grants (null: none). */
+    record TopicOf(String topic, String grants) {
+    }
+
+    /** The topic of message {@code id} with its grants; empty for no such message. */
+    Optional<TopicOf> topicOf(Connection c, String id) throws SQLException {
+        try (PreparedStatement select = c.prepareStatement("SELECT m.topic, t.grants FROM courier_rm_message m "
+                + "LEFT JOIN courier_rm_topic t ON t.name = m.topic WHERE m.id = ?")) {
+            select.setString(1, id);
+            try (ResultSet rows = select.executeQuery()) {
+                return rows.next() ? Optional.of(new TopicOf(rows.getString(1), rows.getString(2)))
+                        : Optional.empty();
+            }
         }
     }
 

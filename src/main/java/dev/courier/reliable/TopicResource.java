@@ -1,5 +1,6 @@
 package dev.courier.reliable;
 
+import dev.courier.access.Grants;
 import dev.courier.audit.Audited;
 import dev.courier.web.Roles;
 import jakarta.annotation.security.RolesAllowed;
@@ -14,6 +15,7 @@ import jakarta.json.JsonValue;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
@@ -24,7 +26,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
-/** {@code /api/topics}: topics and their subscribers. */
+/** {@code /api/topics}: topics, their subscribers and their grants. */
 @ApplicationScoped
 @Path("topics")
 @Produces(MediaType.APPLICATION_JSON)
@@ -44,7 +46,24 @@ public class TopicResource {
         String name = request.string("name").orElseThrow(() -> ProblemException.invalid("'name' is required"));
         boolean created = topics.subscribe(topic, name, request.integer("retryLimit", 0, 1000).orElse(null),
                 request.seconds("deliveryTimeoutSeconds", 0.001, 86_400).orElse(null));
-        return Response.status(created ? 201 : 200).entity(ReliableJson.topic(topic, topics.subscribers(topic))).build();
+        return Response.status(created ? 201 : 200)
+                .entity(ReliableJson.topic(topic, topics.subscribers(topic), topics.grants(topic))).build();
+    }
+
+    /**
+     * {@code {"grants": {"send": [...], "consume": [...]}}} → 200 with the topic: who besides the role may send to
+     * it and consume from it ({@code {}} lifts them). A topic may get grants before its first subscriber.
+     */
+    @Audited("topic.define")
+    @RolesAllowed(Roles.ADMIN)
+    @PUT
+    @Path("{topic}")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public JsonObject define(@PathParam("topic") String topic, JsonValue body) {
+        Grants grants = JsonRequest.of(body).value("grants").map(Grants::fromJson)
+                .orElseThrow(() -> ProblemException.invalid("'grants' is required: {\"send\": [...], \"consume\": [...]}"));
+        topics.grant(topic, grants);
+        return ReliableJson.topic(topic, topics.all().stream().filter(s -> s.topic().equals(topic)).toList(), grants);
     }
 
     @RolesAllowed({Roles.ADMIN, Roles.PRODUCER, Roles.CONSUMER})
@@ -52,8 +71,10 @@ public class TopicResource {
     public JsonObject list() {
         Map<String, List<Subscriber>> byTopic = topics.all().stream()
                 .collect(Collectors.groupingBy(Subscriber::topic, LinkedHashMap::new, Collectors.toList()));
+        Map<String, Grants> grants = topics.grants();
         JsonArrayBuilder all = Json.createArrayBuilder();
-        byTopic.forEach((topic, subscribers) -> all.add(ReliableJson.topic(topic, subscribers)));
+        byTopic.forEach((topic, subscribers) -> all.add(ReliableJson.topic(topic, subscribers,
+                grants.getOrDefault(topic, Grants.NONE))));
         return Json.createObjectBuilder().add("topics", all).build();
     }
 
@@ -61,6 +82,6 @@ public class TopicResource {
     @GET
     @Path("{topic}")
     public JsonObject get(@PathParam("topic") String topic) {
-        return ReliableJson.topic(topic, topics.subscribers(topic));
+        return ReliableJson.topic(topic, topics.subscribers(topic), topics.grants(topic));
     }
 }

@@ -1,5 +1,6 @@
 package dev.courier.reliable;
 
+import dev.courier.access.Grants;
 import dev.courier.platform.ProblemException;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
@@ -9,10 +10,13 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
- * Topics and their subscribers. A topic exists once it has a subscriber. Adding a subscriber first makes sure its
+ * Topics, their subscribers and their grants. A topic exists once it has a subscriber. Adding a subscriber first makes sure its
  * durable broker queue {@code topic.subscriber} exists (idempotent, outside any transaction: the broker's
  * management answers only after the request is sent), then records it: messages confirmed from then on are
  * delivered to it. Adding it again updates its retry limit and delivery timeout.
@@ -62,6 +66,67 @@ public class Topics {
             }
         } catch (SQLException e) {
             throw new IllegalStateException("adding a subscriber failed", e);
+        }
+    }
+
+    /**
+     * Sets who besides the role may send to {@code topic} (prepare, confirm, cancel) and consume from it (report
+     * deliveries consumed or failed); {@link Grants#NONE} lifts them. A topic may get grants before its first
+     * subscriber. Takes effect for every call that starts after this commits.
+     *
+     * @throws ProblemException 400 for a bad topic name
+     */
+    public void grant(String topic, Grants grants) {
+        Names.check("topic", topic);
+        try (Connection c = store.connection()) {
+            try {
+                store.saveTopicGrants(c, topic, grants.encode(), clock.instant());
+            } catch (SQLException e) {
+                if (!"23505".equals(e.getSQLState())) {
+                    throw e;
+                }
+                store.saveTopicGrants(c, topic, grants.encode(), clock.instant()); // created concurrently
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("setting the grants of topic " + topic + " failed", e);
+        }
+    }
+
+    /** The grants of every topic that has some. */
+    @TransactionAttribute(TransactionAttributeType.SUPPORTS)
+    public Map<String, Grants> grants() {
+        try (Connection c = store.connection()) {
+            Map<String, Grants> grants = new HashMap<>();
+            store.topicGrants(c, null).forEach((topic, encoded) -> grants.put(topic, Grants.decode(encoded)));
+            return grants;
+        } catch (SQLException e) {
+            throw new IllegalStateException("reading topic grants failed", e);
+        }
+    }
+
+    /** The grants of {@code topic}; {@link Grants#NONE} when it has none. */
+    @TransactionAttribute(TransactionAttributeType.SUPPORTS)
+    public Grants grants(String topic) {
+        if (topic == null) {
+            return Grants.NONE;
+        }
+        try (Connection c = store.connection()) {
+            return Grants.decode(store.topicGrants(c, topic).get(topic));
+        } catch (SQLException e) {
+            throw new IllegalStateException("reading the grants of topic " + topic + " failed", e);
+        }
+    }
+
+    /**
+     * The topic of message {@code id} with that topic's grants; empty for no such message. The caller checks
+     * them against whoever it acts for ({@link Grants#allow}).
+     */
+    @TransactionAttribute(TransactionAttributeType.SUPPORTS)
+    public Optional<TopicGrants> grantsOfMessage(String id) {
+        try (Connection c = store.connection()) {
+            return store.topicOf(c, id).map(t -> new TopicGrants(t.topic(), Grants.decode(t.grants())));
+        } catch (SQLException e) {
+            throw new IllegalStateException("reading the grants of message " + id + " failed", e);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.courier.scenario;
 
+import dev.courier.client.CallSignature;
 import dev.courier.client.ClientTables;
 import dev.courier.client.CourierApi;
 import dev.courier.client.HttpCourierApi;
@@ -16,6 +17,7 @@ import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.net.URI;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -123,6 +125,16 @@ public class RmsParties {
 
     ReliableConsumer ordersInbox() {
         return ordersInbox;
+    }
+
+    /**
+     * Whether a call to {@code service}'s ({@code orders} or {@code inventory}) URL carries Courier's signature
+     * with that producer's secret, within {@link CallSignature#DEFAULT_TOLERANCE}.
+     */
+    boolean signedByCourier(String service, String timestamp, String signature, String method, String target) {
+        String producer = "orders".equals(service) ? ORDERS_SERVICE : INVENTORY_SERVICE;
+        return producers.signingSecret(producer).map(secret -> CallSignature.verify(secret, timestamp, signature,
+                method, target, "", Instant.now(), CallSignature.DEFAULT_TOLERANCE)).orElse(false);
     }
 
     DataSource ordersDb() {

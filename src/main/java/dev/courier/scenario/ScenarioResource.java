@@ -19,7 +19,11 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import dev.courier.client.CallSignature;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.UriInfo;
 import jakarta.ws.rs.core.Response;
 
 /**
@@ -96,17 +100,26 @@ public class ScenarioResource {
 
     /**
      * The services' check-back endpoints (RMS mode), answered from their barrier tables; called with no
-     * transaction, as {@link dev.courier.client.BarrierCheckBack} requires.
+     * transaction, as {@link dev.courier.client.BarrierCheckBack} requires. Open to Courier's unauthenticated
+     * calls, and like any producer it answers only a call signed with the service's secret (401 otherwise).
      */
     @PermitAll
     @GET
     @Path("check-back/{service}")
-    public String checkBack(@PathParam("service") String service, @QueryParam("id") String id) throws java.sql.SQLException {
+    public String checkBack(@PathParam("service") String service, @QueryParam("id") String id,
+            @Context UriInfo uri, @Context HttpHeaders headers) throws java.sql.SQLException {
         javax.sql.DataSource db = switch (service) {
             case "orders" -> parties.ordersDb();
             case "inventory" -> parties.inventoryDb();
             default -> throw new ProblemException(404, "Unknown service", "there is no service '" + service + "'");
         };
+        java.net.URI request = uri.getRequestUri();
+        String target = request.getRawPath() + (request.getRawQuery() == null ? "" : "?" + request.getRawQuery());
+        if (!parties.signedByCourier(service, headers.getHeaderString(CallSignature.TIMESTAMP),
+                headers.getHeaderString(CallSignature.SIGNATURE), "GET", target)) {
+            throw new ProblemException(401, "Bad signature",
+                    "a check-back must carry Courier's signature for this service");
+        }
         if (id == null || id.isBlank() || id.length() > 36) {
             throw ProblemException.invalid("'id' must be a message id");
         }

@@ -31,6 +31,10 @@ public class LoginThrottle {
         }
     };
 
+    // Read without the lock on every call with credentials: while no address has failed lately (the usual
+    // case) calls do not contend for the lock.
+    private volatile boolean anyFailures;
+
     @Inject
     @ConfigProperty(name = "courier.http.login-failures", defaultValue = "10")
     int limit;
@@ -43,6 +47,7 @@ public class LoginThrottle {
     public synchronized void failed(String address, Instant now) {
         Deque<Instant> recent = failures.computeIfAbsent(address, a -> new ArrayDeque<>());
         recent.addLast(now);
+        anyFailures = true;
         forgetBefore(recent, now.minus(lockout));
         while (recent.size() > limit) {
             recent.removeFirst();
@@ -50,7 +55,11 @@ public class LoginThrottle {
     }
 
     /** How long {@code address} must wait before it may log in again; zero when it may now. */
-    public synchronized Duration wait(String address, Instant now) {
+    public Duration wait(String address, Instant now) {
+        return anyFailures ? waitLocked(address, now) : Duration.ZERO;
+    }
+
+    private synchronized Duration waitLocked(String address, Instant now) {
         Deque<Instant> recent = failures.get(address);
         if (recent == null) {
             return Duration.ZERO;
@@ -58,6 +67,7 @@ public class LoginThrottle {
         forgetBefore(recent, now.minus(lockout));
         if (recent.isEmpty()) {
             failures.remove(address);
+            anyFailures = !failures.isEmpty();
             return Duration.ZERO;
         }
         return recent.size() >= limit ? Duration.between(now, recent.getFirst().plus(lockout)) : Duration.ZERO;

@@ -58,6 +58,33 @@ class AuditIT {
     }
 
     @Test
+    void should_purge_entries_older_than_the_cutoff_and_keep_the_rest() throws InterruptedException {
+        String old = "audit_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        String recent = "audit_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        assertEquals(201, http.put("api/queues/" + old, "{}").status());
+        Thread.sleep(20); // the two entries' times differ
+        assertEquals(201, http.put("api/queues/" + recent, "{}").status());
+        http.delete("api/queues/" + old);
+        http.delete("api/queues/" + recent);
+        String cutoff = entry(recent, "queue.define").getString("at");
+
+        int purged = http.post("api/test/audit/purge?before=" + cutoff, "").json().getInt("purged");
+
+        assertTrue(purged >= 1, "at least the older definition was purged: " + purged);
+        List<String> left = http.get("api/audit?limit=1000").json().getJsonArray("entries").getValuesAs(JsonObject.class)
+                .stream().map(e -> e.getString("target")).toList();
+        assertTrue(left.stream().noneMatch(t -> t.endsWith("/" + old) && !t.startsWith("DELETE")),
+                "the entry before the cutoff is gone: " + left);
+        assertTrue(left.contains("PUT /api/queues/" + recent), "the entry at the cutoff is kept");
+    }
+
+    private JsonObject entry(String queue, String action) {
+        return http.get("api/audit?limit=1000").json().getJsonArray("entries").getValuesAs(JsonObject.class).stream()
+                .filter(e -> e.getString("action").equals(action) && e.getString("target").endsWith("/" + queue))
+                .findFirst().orElseThrow();
+    }
+
+    @Test
     void should_answer_400_for_a_bad_page() {
         assertEquals(400, http.get("api/audit?limit=0").status());
         assertEquals(400, http.get("api/audit?limit=1001").status());

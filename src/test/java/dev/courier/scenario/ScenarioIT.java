@@ -92,6 +92,24 @@ class ScenarioIT {
         assertAcceptsAndSettles("rms", sku);
     }
 
+    @Test
+    void the_demo_services_answer_only_check_backs_that_courier_signed() {
+        Eventually.until("the rms mode set up", SETTLE,
+                () -> http.post("api/scenario/orders?mode=rms", "").status() == 201);
+        Http.Response unsigned = http.anonymous().get("api/scenario/check-back/orders?id=" + java.util.UUID.randomUUID());
+        assertEquals(401, unsigned.status(), unsigned::toString);
+        assertEquals("urn:courier:problem:bad-signature", unsigned.json().getString("type"));
+
+        // A message of the orders service that nobody confirms: Courier checks back, signed, and the barrier
+        // answers that no such transaction committed.
+        Http.Response prepared = http.post("api/messages", "{\"topic\": \"scenario-orders\", \"producer\": "
+                + "\"scenario-orders\", \"payload\": {\"orphan\": true}, \"checkBackSeconds\": 0.2}");
+        assertEquals(201, prepared.status(), prepared::toString);
+        String id = prepared.json().getString("id");
+        Eventually.until("checked back and cancelled", SETTLE,
+                () -> http.get("api/messages/" + id).json().getString("state").equals("CANCELLED"));
+    }
+
     /** An asynchronous mode: five orders for three items are all accepted, then three reserved and two rejected. */
     private void assertAcceptsAndSettles(String mode, String sku) {
         JsonObject before = counts(mode);

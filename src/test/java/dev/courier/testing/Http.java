@@ -43,7 +43,8 @@ public final class Http {
         this.authorization = authorization;
     }
 
-    /** The same server as {@code user} of the generated registry ({@code admin}, {@code producer}, {@code consumer}, {@code nobody}). */
+    /** The same server as {@code user} of the generated registry ({@code admin}, {@code producer}, {@code consumer},
+     * {@code nobody}, {@code partner}). */
     public Http as(String user) {
         return new Http(base, basic(user));
     }
@@ -75,7 +76,12 @@ public final class Http {
     }
 
     private static String basic(String user) {
-        return "Basic " + Base64.getEncoder().encodeToString((user + ":" + password(user)).getBytes(StandardCharsets.UTF_8));
+        return basic(user, password(user));
+    }
+
+    /** The {@code Authorization} header value of HTTP Basic for {@code user} and {@code password}. */
+    public static String basic(String user, String password) {
+        return "Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8));
     }
 
     /** The test server at {@code http://localhost:<it.http.port>/}. */

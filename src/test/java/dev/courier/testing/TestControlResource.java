@@ -26,6 +26,16 @@ public class TestControlResource {
     @Inject
     private SettableClock clock;
 
+    @Inject
+    private dev.courier.audit.AuditTrail audit;
+
+    /** What the hourly retention job does, with a cutoff of the test's choosing. @return how many were purged */
+    @POST
+    @Path("audit/purge")
+    public String purgeAudit(@QueryParam("before") String before) {
+        return Json.createObjectBuilder().add("purged", audit.purge(java.time.Instant.parse(before))).build().toString();
+    }
+
     @POST
     @Path("clock/advance")
     public void advance(@QueryParam("seconds") double seconds) {

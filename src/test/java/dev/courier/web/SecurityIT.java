@@ -81,6 +81,7 @@ class SecurityIT {
             Map.entry("POST /api/scenario/stock", ADMIN),
             Map.entry("GET /api/topics", ANY_ROLE),
             Map.entry("GET /api/topics/{topic}", ANY_ROLE),
+            Map.entry("PUT /api/topics/{topic}", ADMIN),
             Map.entry("POST /api/topics/{topic}/subscribers", ADMIN),
             Map.entry("POST /api/twophase/probes", ADMIN),
             Map.entry("GET /api/twophase/probes/{id}", ADMIN)));
@@ -136,8 +137,7 @@ class SecurityIT {
         assertEquals(anonymous.json(), unknown.json());
 
         Http.Response wrongPassword = http.anonymous().send(HttpRequest.newBuilder(http.uri("api/queues"))
-                .header("Authorization", "Basic " + java.util.Base64.getEncoder().encodeToString(
-                        "admin:not-the-password".getBytes(java.nio.charset.StandardCharsets.UTF_8))).GET());
+                .header("Authorization", Http.basic("admin", "not-the-password")).GET());
         assertEquals(401, wrongPassword.status(), wrongPassword::toString);
 
         Http.Response forbidden = http.as("consumer").put("api/queues/security_probe", "{}");
@@ -158,8 +158,7 @@ class SecurityIT {
         assertEquals(403, refused.status(), refused::toString);
         assertEquals("urn:courier:problem:https-required", refused.json().getString("type"), refused::toString);
         Http.Response wrong = remote.send(HttpRequest.newBuilder(remote.uri("api/queues")).header("Authorization",
-                "Basic " + java.util.Base64.getEncoder().encodeToString("admin:wrong".getBytes(
-                        java.nio.charset.StandardCharsets.UTF_8))).GET());
+                Http.basic("admin", "wrong")).GET());
         assertEquals(403, wrong.status(), "a wrong password is refused the same way: " + wrong);
         assertEquals(200, http.get("api/queues").status(), "from this machine, plain HTTP is accepted");
         assertEquals(200, remote.anonymous().get("health/ready").status(), "health needs no password");
@@ -172,8 +171,7 @@ class SecurityIT {
             throws Exception {
         String host = externalAddress();
         Thread.sleep(3_500); // earlier failures from this address (another test's wrong password) age out first
-        String wrong = "Basic " + java.util.Base64.getEncoder().encodeToString("admin:guess".getBytes(
-                java.nio.charset.StandardCharsets.UTF_8));
+        String wrong = Http.basic("admin", "guess");
         for (int guess = 1; guess < 10; guess++) { // the limit is 10 failures within the lockout (3 s in the tests)
             assertEquals(401, httpsStatus(host, "api/queues", wrong), "guess " + guess);
         }

@@ -77,6 +77,26 @@ class TokenServerIT {
     }
 
     @Test
+    void should_narrow_a_queue_to_the_groups_its_grants_name() throws Exception {
+        Instant later = Instant.now().plus(Duration.ofMinutes(5));
+        String admin = token(trusted.getPrivate(), ISSUER, later, "courier-admin");
+        call("DELETE", "api/queues/token_grants", admin, null); // left by an earlier run that failed
+        assertEquals(201, call("PUT", "api/queues/token_grants", admin,
+                "{\"grants\": {\"consume\": [\"group:team-x\"]}}").status());
+        try {
+            String member = token(trusted.getPrivate(), ISSUER, later, "courier-consumer", "team-x");
+            String outsider = token(trusted.getPrivate(), ISSUER, later, "courier-consumer", "team-y");
+            Http.Response granted = call("POST", "api/queues/token_grants/receive", member, "{\"max\": 1}");
+            assertEquals(200, granted.status(), "a token's group is granted: " + granted);
+            Http.Response refused = call("POST", "api/queues/token_grants/receive", outsider, "{\"max\": 1}");
+            assertEquals(403, refused.status(), refused::toString);
+            assertEquals("urn:courier:problem:not-granted", refused.json().getString("type"));
+        } finally {
+            call("DELETE", "api/queues/token_grants", admin, null);
+        }
+    }
+
+    @Test
     void should_refuse_an_expired_token_another_issuer_another_key_and_no_token() throws Exception {
         Instant later = Instant.now().plus(Duration.ofMinutes(5));
         String expired = token(trusted.getPrivate(), ISSUER, Instant.now().minus(Duration.ofHours(1)), "courier-admin");
@@ -89,8 +109,7 @@ class TokenServerIT {
         }
         assertEquals(401, http.get("api/queues").status(), "no token");
         Http.Response basic = http.send(HttpRequest.newBuilder(http.uri("api/queues")).header("Authorization",
-                "Basic " + Base64.getEncoder().encodeToString(("admin:" + Http.password("admin"))
-                        .getBytes(StandardCharsets.UTF_8))).GET());
+                Http.basic("admin", Http.password("admin"))).GET());
         assertEquals(401, basic.status(), "a server configured for tokens takes no passwords: " + basic);
         assertEquals(200, http.get("health/ready").status(), "health stays open");
     }
