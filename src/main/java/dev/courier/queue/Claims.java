@@ -40,6 +40,9 @@ class Claims {
     @Inject
     private FaultInjection faults;
 
+    @Inject
+    private QueueMeters meters;
+
     /**
      * @throws ProblemException 400 for {@code max} outside 1..{@code courier.queue.max-receive} or a bad lease
      * @throws dev.courier.access.NotGrantedException 403 when the queue's grants do not let {@code caller} consume
@@ -64,6 +67,8 @@ class Claims {
                 }
             }
             store.recordFailures(connection, expired);
+            meters.onCommit(QueueMeters.Event.RECEIVED, queue, deliveries.size());
+            meters.onCommit(QueueMeters.Event.EXPIRED, queue, expired.size());
             if (!deliveries.isEmpty()) {
                 faults.checkpoint(AFTER_CLAIM); // a fault after leases were taken: they must roll back
             }

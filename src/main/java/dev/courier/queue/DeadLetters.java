@@ -18,6 +18,9 @@ import java.util.Optional;
 @Stateless
 public class DeadLetters {
 
+    @Inject
+    private QueueMeters meters;
+
     /** Ids a replay or purge of a whole queue reads at a time. */
     private static final int PAGE = 1000;
 
@@ -85,6 +88,7 @@ public class DeadLetters {
             if (editedPayload != null && replayed == 1) {
                 store.replacePayload(connection, ids.get(0), editedPayload);
             }
+            meters.onCommit(QueueMeters.Event.REPLAYED, queue, replayed);
             return replayed;
         } catch (SQLException e) {
             throw new IllegalStateException("replay on " + queue + " failed", e);

@@ -26,6 +26,7 @@ final class QueueJson {
                         .add("maxSeconds", seconds(spec.backoff().max())))
                 .add("grants", spec.grants().toJson())
                 .add("depth", info.depth())
+                .add("ready", info.ready())
                 .add("dead", info.dead())
                 .add("waiting", waiting);
         info.oldestAge().ifPresentOrElse(age -> json.add("oldestAgeSeconds", seconds(age)),

@@ -35,7 +35,9 @@ class QueueStore {
             + "q.backoff_multiplier, q.backoff_max_ms, q.grants, "
             + "(SELECT COUNT(*) FROM courier_message m WHERE m.queue = q.name AND m.state = 'READY'), "
             + "(SELECT COUNT(*) FROM courier_message m WHERE m.queue = q.name AND m.state = 'DEAD'), "
-            + "(SELECT MIN(m.deliver_at) FROM courier_message m WHERE m.queue = q.name AND m.state = 'READY') "
+            + "(SELECT MIN(m.deliver_at) FROM courier_message m WHERE m.queue = q.name AND m.state = 'READY'), "
+            + "(SELECT COUNT(*) FROM courier_message m WHERE m.queue = q.name AND m.state = 'READY' "
+            + "AND m.deliver_at <= ?) "
             + "FROM courier_queue q";
 
     @Inject
@@ -151,18 +153,19 @@ class QueueStore {
         }
     }
 
-    /** Queues with their depth, dead count and how long the longest-waiting deliverable message has been due. */
+    /** Queues with their depth, how many are deliverable now, dead count and how long the longest-waiting deliverable message has been due. */
     List<QueueInfo> stats(Connection connection, Optional<QueueName> only, Instant now) throws SQLException {
         try (PreparedStatement select = connection.prepareStatement(
                 STATS + (only.isPresent() ? " WHERE q.name = ?" : " ORDER BY q.name"))) {
+            select.setTimestamp(1, timestamp(now), Columns.utc());
             if (only.isPresent()) {
-                select.setString(1, only.get().value());
+                select.setString(2, only.get().value());
             }
             List<QueueInfo> queues = new ArrayList<>();
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
                     Instant oldest = instant(rows, 10);
-                    queues.add(new QueueInfo(spec(rows, 7), rows.getLong(8), rows.getLong(9),
+                    queues.add(new QueueInfo(spec(rows, 7), rows.getLong(8), rows.getLong(11), rows.getLong(9),
                             Optional.ofNullable(oldest).filter(o -> !o.isAfter(now))
                                     .map(o -> Duration.between(o, now))));
                 }

@@ -18,6 +18,9 @@ import java.util.Optional;
 @Transactional(Transactional.TxType.REQUIRES_NEW)
 class SweepSteps {
 
+    @Inject
+    private QueueMeters meters;
+
     static final String JOB = "queue.sweeper";
 
     @Inject
@@ -52,7 +55,9 @@ class SweepSteps {
 
     int exhaust(QueueSpec queue, int limit) {
         try (Connection connection = database.connection()) {
-            return store.exhaust(connection, queue, database.now(connection), limit);
+            int dead = store.exhaust(connection, queue, database.now(connection), limit);
+            meters.onCommit(QueueMeters.Event.DEAD, queue.name(), dead);
+            return dead;
         } catch (SQLException e) {
             throw new IllegalStateException("moving exhausted messages of " + queue.name() + " failed", e);
         }

@@ -3,13 +3,9 @@ package dev.courier.queue;
 import dev.courier.access.Action;
 import dev.courier.access.Caller;
 import dev.courier.platform.ProblemException;
-import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
-import jakarta.transaction.Status;
-import jakarta.transaction.Synchronization;
-import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -71,8 +67,11 @@ public class TransactionalQueue {
     @Inject
     private WakeUps wakeUps;
 
-    @Resource
-    private TransactionSynchronizationRegistry transactions;
+    @Inject
+    private QueueMeters meters;
+
+    @Inject
+    private AfterCommit afterCommit;
 
     /**
      * Sends one message in the current transaction.
@@ -132,6 +131,7 @@ public class TransactionalQueue {
             if (!rows.isEmpty()) {
                 store.insert(connection, rows);
                 wakeReceiversOnCommit(queue);
+                meters.onCommit(QueueMeters.Event.SENT, queue, rows.size());
             }
             return results;
         } catch (SQLException e) {
@@ -272,6 +272,9 @@ public class TransactionalQueue {
             Instant deliverAt = now.plus(delay != null ? delay
                     : spec.redeliveryDelay(message.attempt(), ThreadLocalRandom.current().nextDouble()));
             requireOne(store.endLease(connection, id, token, deliverAt, why, exhausted ? now : null), id, connection);
+            if (exhausted) {
+                meters.onCommit(QueueMeters.Event.DEAD, message.queue(), 1);
+            }
             store.recordFailures(connection, List.of(new MessageStore.Failure(id, message.attempt(), now,
                     History.RELEASED, why)));
         } catch (SQLException e) {
@@ -302,6 +305,9 @@ public class TransactionalQueue {
             if (store.deleteLeased(connection, queue, id, token) != 1) {
                 current(connection, queue, id, token); // throws why
                 throw StaleLeaseException.of(id); // changed under us: no longer this lease
+            }
+            if (queue != null) {
+                meters.onCommit(QueueMeters.Event.ACKED, queue, 1);
             }
         } catch (SQLException e) {
             throw new IllegalStateException("ack of " + id + " failed", e);
@@ -336,6 +342,9 @@ public class TransactionalQueue {
             // Which rows were deleted, not a batch's counts: a driver may answer a batch with "no info" per row.
             java.util.Set<String> deleted = database.dialect().deleteLeased(connection, queue, ids, tokens);
             if (deleted.size() == ids.size()) {
+                if (queue != null) {
+                    meters.onCommit(QueueMeters.Event.ACKED, queue, ids.size());
+                }
                 return;
             }
             for (int i = 0; i < ids.size(); i++) { // name the first token that matched nothing; all roll back
@@ -419,24 +428,9 @@ public class TransactionalQueue {
     }
 
     private void wakeReceiversOnCommit(QueueName queue) {
-        String key = "courier.queue.wake." + queue.value();
-        if (transactions.getTransactionKey() == null || transactions.getResource(key) != null) {
-            return;
-        }
-        transactions.putResource(key, Boolean.TRUE);
-        transactions.registerInterposedSynchronization(new Synchronization() {
-            @Override
-            public void beforeCompletion() {
-                // nothing to do before the commit
-            }
-
-            @Override
-            public void afterCompletion(int status) {
-                if (status == Status.STATUS_COMMITTED) {
-                    waiters.wake(queue);
-                    wakeUps.publish(queue);
-                }
-            }
+        afterCommit.record("courier.queue.wake." + queue.value(), () -> Boolean.TRUE, sent -> { }, sent -> {
+            waiters.wake(queue);
+            wakeUps.publish(queue);
         });
     }
 

@@ -14,6 +14,8 @@ import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.inject.Inject;
+import org.eclipse.microprofile.metrics.MetricRegistry;
+import org.eclipse.microprofile.metrics.Tag;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Deque;
@@ -55,6 +57,9 @@ public class Reconciler {
 
     @Resource
     private ManagedExecutorService executor;
+
+    @Inject
+    private MetricRegistry registry;
 
     @Inject
     private ReconcileSteps steps;
@@ -190,10 +195,12 @@ public class Reconciler {
             Throwable cause = error.getCause() instanceof CheckBack.Failure failure ? failure : error;
             String why = cause instanceof CheckBack.Failure ? cause.getMessage() : cause.toString();
             gate.failed(why, clock.instant());
+            countCheckBack(check, "failed");
             steps.unsettled(check, why);
             return null;
         }
         gate.succeeded();
+        countCheckBack(check, answer.status().name().toLowerCase(java.util.Locale.ROOT));
         try {
             switch (answer.status()) {
                 case COMMITTED -> steps.committed(check, answer.payload());
@@ -208,5 +215,11 @@ public class Reconciler {
             steps.unsettled(check, "settling " + answer.status() + " failed: " + e);
         }
         return null;
+    }
+
+    /** {@code courier_producer_check_backs_total{producer, answer}}: committed, rolled_back, pending or failed. */
+    private void countCheckBack(ReliableStore.ClaimedCheck check, String answer) {
+        registry.counter("courier_producer_check_backs", new Tag("producer", check.producer()),
+                new Tag("answer", answer)).inc();
     }
 }

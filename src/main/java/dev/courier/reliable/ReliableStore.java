@@ -190,6 +190,43 @@ class ReliableStore {
         }
     }
 
+    /** One count of a grouping: its keys (as selected) and how many rows. */
+    record Count(List<String> keys, long count) {
+    }
+
+    /** Live messages by topic and state (PENDING, SENT, DEAD), from the topic index. */
+    List<Count> messageCounts(Connection c) throws SQLException {
+        return counts(c, "SELECT topic, state, COUNT(*) FROM courier_rm_message WHERE state IN ('PENDING', 'SENT', "
+                + "'DEAD') GROUP BY topic, state", 2);
+    }
+
+    /** Deliveries not yet consumed (DELIVERED, DEAD) by topic, subscriber and state. */
+    List<Count> deliveryCounts(Connection c) throws SQLException {
+        return counts(c, "SELECT m.topic, d.subscriber, d.state, COUNT(*) FROM courier_rm_delivery d JOIN "
+                + "courier_rm_message m ON m.id = d.message_id WHERE d.state IN ('DELIVERED', 'DEAD') "
+                + "GROUP BY m.topic, d.subscriber, d.state", 3);
+    }
+
+    /** Pending messages by producer. */
+    List<Count> pendingByProducer(Connection c) throws SQLException {
+        return counts(c, "SELECT producer, COUNT(*) FROM courier_rm_message WHERE state = 'PENDING' GROUP BY producer",
+                1);
+    }
+
+    private static List<Count> counts(Connection c, String sql, int keys) throws SQLException {
+        try (PreparedStatement select = c.prepareStatement(sql); ResultSet rows = select.executeQuery()) {
+            List<Count> counts = new ArrayList<>();
+            while (rows.next()) {
+                List<String> values = new ArrayList<>(keys);
+                for (int i = 1; i <= keys; i++) {
+                    values.add(rows.getString(i));
+                }
+                counts.add(new Count(values, rows.getLong(keys + 1)));
+            }
+            return counts;
+        }
+    }
+
     /** Sets a topic's grants (encoded, null for none), creating its row on first use. */
     void saveTopicGrants(Connection c, String topic, String grants, Instant now) throws SQLException {
         try (PreparedStatement update = c.prepareStatement(

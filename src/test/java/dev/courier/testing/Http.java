@@ -133,6 +133,52 @@ public final class Http {
         }
     }
 
+    /** A GET over HTTPS from this client, to this machine, with its credentials. */
+    public Response httpsGet(String path) {
+        return httpsGet("localhost", path, authorization);
+    }
+
+    /**
+     * A GET over HTTPS to the test server at {@code host} (port {@code COURIER_HTTPS_PORT}, 19443), trusting its
+     * self-signed certificate whatever name it bears; {@code authorization} may be null.
+     */
+    public static Response httpsGet(String host, String path, String authorization) {
+        int port = Integer.parseInt(System.getenv().getOrDefault("COURIER_HTTPS_PORT", "19443"));
+        try {
+            javax.net.ssl.HttpsURLConnection tls = (javax.net.ssl.HttpsURLConnection) URI.create(
+                    "https://" + host + ":" + port + "/" + path).toURL().openConnection();
+            javax.net.ssl.SSLContext trustAny = javax.net.ssl.SSLContext.getInstance("TLS");
+            trustAny.init(null, new javax.net.ssl.TrustManager[] {new javax.net.ssl.X509TrustManager() {
+                @Override
+                public void checkClientTrusted(java.security.cert.X509Certificate[] chain, String type) {
+                }
+
+                @Override
+                public void checkServerTrusted(java.security.cert.X509Certificate[] chain, String type) {
+                }
+
+                @Override
+                public java.security.cert.X509Certificate[] getAcceptedIssuers() {
+                    return new java.security.cert.X509Certificate[0];
+                }
+            }}, null); // the certificate Liberty generated for the tests
+            tls.setSSLSocketFactory(trustAny.getSocketFactory());
+            tls.setHostnameVerifier((name, session) -> true);
+            tls.setInstanceFollowRedirects(false);
+            if (authorization != null) {
+                tls.setRequestProperty("Authorization", authorization);
+            }
+            int status = tls.getResponseCode();
+            java.io.InputStream in = status < 400 ? tls.getInputStream() : tls.getErrorStream();
+            String body = in == null ? "" : new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            return new Response(status, tls.getContentType() == null ? "" : tls.getContentType(), body);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Status, content type and body of one response. */
     public record Response(int status, String contentType, String body) {
 

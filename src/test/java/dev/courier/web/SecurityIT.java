@@ -200,30 +200,9 @@ class SecurityIT {
         assertEquals(200, http.anonymous().get("openapi").status());
     }
 
-    /** The status of a GET over HTTPS to this server at {@code host}, trusting its self-signed certificate. */
-    private static int httpsStatus(String host, String path, String authorization) throws Exception {
-        int httpsPort = Integer.parseInt(System.getenv().getOrDefault("COURIER_HTTPS_PORT", "19443"));
-        javax.net.ssl.HttpsURLConnection tls = (javax.net.ssl.HttpsURLConnection) java.net.URI.create(
-                "https://" + host + ":" + httpsPort + "/" + path).toURL().openConnection();
-        javax.net.ssl.SSLContext trustAny = javax.net.ssl.SSLContext.getInstance("TLS");
-        trustAny.init(null, new javax.net.ssl.TrustManager[] {new javax.net.ssl.X509TrustManager() {
-            @Override
-            public void checkClientTrusted(java.security.cert.X509Certificate[] chain, String type) {
-            }
-
-            @Override
-            public void checkServerTrusted(java.security.cert.X509Certificate[] chain, String type) {
-            }
-
-            @Override
-            public java.security.cert.X509Certificate[] getAcceptedIssuers() {
-                return new java.security.cert.X509Certificate[0];
-            }
-        }}, null); // the server's certificate is the self-signed one Liberty generated
-        tls.setSSLSocketFactory(trustAny.getSocketFactory());
-        tls.setHostnameVerifier((name, session) -> true);
-        tls.setRequestProperty("Authorization", authorization);
-        return tls.getResponseCode();
+    /** The status of a GET over HTTPS to this server at {@code host}. */
+    private static int httpsStatus(String host, String path, String authorization) {
+        return Http.httpsGet(host, path, authorization).status();
     }
 
     /** This machine's first IPv4 address other than loopback: calls to it are calls from another host. */

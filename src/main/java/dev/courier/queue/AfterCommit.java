@@ -1,0 +1,54 @@
+package dev.courier.queue;
+
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * Work that must happen only if the current transaction commits (waking receivers, counting), gathered per key:
+ * the first call for a key in a transaction creates its state and registers one synchronization; later calls in
+ * the same transaction get the same state to add to. Without a transaction the work runs at once.
+ */
+@ApplicationScoped
+class AfterCommit {
+
+    @Resource
+    private TransactionSynchronizationRegistry transactions;
+
+    /**
+     * Applies {@code update} to the state of {@code key} in this transaction (made by {@code create} on first
+     * use), and has {@code committed} get that state once the transaction has committed.
+     */
+    <T> void record(String key, Supplier<T> create, Consumer<T> update, Consumer<T> committed) {
+        if (transactions.getTransactionKey() == null) {
+            T now = create.get();
+            update.accept(now);
+            committed.accept(now);
+            return;
+        }
+        @SuppressWarnings("unchecked")
+        T state = (T) transactions.getResource(key);
+        if (state == null) {
+            T created = state = create.get();
+            transactions.putResource(key, created);
+            transactions.registerInterposedSynchronization(new Synchronization() {
+                @Override
+                public void beforeCompletion() {
+                    // only the outcome matters
+                }
+
+                @Override
+                public void afterCompletion(int status) {
+                    if (status == Status.STATUS_COMMITTED) {
+                        committed.accept(created);
+                    }
+                }
+            });
+        }
+        update.accept(state);
+    }
+}

@@ -1,0 +1,55 @@
+package dev.courier.queue;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.Locale;
+import org.eclipse.microprofile.metrics.MetricRegistry;
+import org.eclipse.microprofile.metrics.Tag;
+
+/**
+ * Counts what happens to a queue's messages, per queue, in the application registry ({@code /metrics}:
+ * {@code courier_queue_<event>_total{queue}}). A count is added when the transaction that did it commits, so a
+ * rolled-back send or receive is not counted; per server (Prometheus sums the servers).
+ */
+@ApplicationScoped
+class QueueMeters {
+
+    /** The events counted; the metric is {@code courier_queue_<name>_total}. */
+    enum Event {
+        /** Messages sent (idempotent repeats not counted). */
+        SENT,
+        /** Leases handed out (a message received again counts again). */
+        RECEIVED,
+        /** Messages acknowledged through a call that names the queue (REST, or the Java API's queue overloads). */
+        ACKED,
+        /** Leases found expired when their message was claimed again, or swept. */
+        EXPIRED,
+        /** Messages that became dead: attempts used up. */
+        DEAD,
+        /** Dead messages replayed. */
+        REPLAYED;
+
+        String metric() {
+            return "courier_queue_" + name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    @Inject
+    private MetricRegistry registry;
+
+    @Inject
+    private AfterCommit afterCommit;
+
+    /** Adds {@code count} to {@code event} of {@code queue} once the current transaction commits (now without one). */
+    void onCommit(Event event, QueueName queue, int count) {
+        if (count > 0) {
+            // A tally per event and queue in the transaction: added to, in place, by every call until it commits.
+            afterCommit.record("courier.meter." + event + "." + queue.value(), () -> new int[1],
+                    tally -> tally[0] += count, tally -> add(event, queue, tally[0]));
+        }
+    }
+
+    private void add(Event event, QueueName queue, int count) {
+        registry.counter(event.metric(), new Tag("queue", queue.value())).inc(count);
+    }
+}

@@ -1,0 +1,73 @@
+package dev.courier.reliable;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.Locale;
+import java.util.Map;
+import org.eclipse.microprofile.metrics.MetricID;
+import org.eclipse.microprofile.metrics.Tag;
+
+/**
+ * What the reliable message service holds now, as gauge readings: {@code courier_topic_messages{topic, state}}
+ * (pending, sent, dead), {@code courier_subscriber_deliveries{topic, subscriber, state}} (delivered: in delivery,
+ * not yet consumed; dead), {@code courier_producer_pending_messages{producer}} and
+ * {@code courier_producer_circuit_open{producer}} (1 while this server does not call the producer). Every
+ * topic, subscriber and producer has its gauges, at 0 when nothing is in that state.
+ */
+@ApplicationScoped
+public class ReliableReadings {
+
+    @Inject
+    private ReliableStore store;
+
+    @Inject
+    private ProducerGates gates;
+
+    @Inject
+    private Clock clock;
+
+    public Map<MetricID, Double> read() {
+        Map<MetricID, Double> readings = new HashMap<>();
+        try (Connection c = store.connection()) {
+            for (Subscriber s : store.subscribers(c, null)) {
+                Tag topic = new Tag("topic", s.topic());
+                for (MessageState state : new MessageState[] {MessageState.PENDING, MessageState.SENT, MessageState.DEAD}) {
+                    readings.put(new MetricID("courier_topic_messages", topic, state(state)), 0.0);
+                }
+                for (DeliveryState state : new DeliveryState[] {DeliveryState.DELIVERED, DeliveryState.DEAD}) {
+                    readings.put(new MetricID("courier_subscriber_deliveries", topic, new Tag("subscriber", s.name()),
+                            state(state)), 0.0);
+                }
+            }
+            for (ReliableStore.Count count : store.messageCounts(c)) {
+                readings.put(new MetricID("courier_topic_messages", new Tag("topic", count.keys().get(0)),
+                        new Tag("state", count.keys().get(1).toLowerCase(Locale.ROOT))), (double) count.count());
+            }
+            for (ReliableStore.Count count : store.deliveryCounts(c)) {
+                readings.put(new MetricID("courier_subscriber_deliveries", new Tag("topic", count.keys().get(0)),
+                        new Tag("subscriber", count.keys().get(1)),
+                        new Tag("state", count.keys().get(2).toLowerCase(Locale.ROOT))), (double) count.count());
+            }
+            Map<String, Long> pending = new HashMap<>();
+            store.pendingByProducer(c).forEach(count -> pending.put(count.keys().get(0), count.count()));
+            for (Producer producer : store.producers(c)) {
+                Tag name = new Tag("producer", producer.name());
+                readings.put(new MetricID("courier_producer_pending_messages", name),
+                        (double) pending.getOrDefault(producer.name(), 0L));
+                readings.put(new MetricID("courier_producer_circuit_open", name),
+                        gates.of(producer.name()).circuit(clock.instant()) == Circuit.OPEN ? 1.0 : 0.0);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("reading the reliable message counts failed", e);
+        }
+        return readings;
+    }
+
+    private static Tag state(Enum<?> state) {
+        return new Tag("state", state.name().toLowerCase(Locale.ROOT));
+    }
+}
