@@ -54,6 +54,9 @@ public class GaugeRefresh {
 
     private PublishedGauges gauges;
 
+    // Timers of a bean-managed singleton may overlap: a refresh slower than the interval is skipped, not doubled.
+    private final java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean();
+
     @PostConstruct
     void schedule() {
         gauges = new PublishedGauges(registry);
@@ -63,10 +66,15 @@ public class GaugeRefresh {
     @Timeout
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     void onTimer() {
+        if (!running.compareAndSet(false, true)) {
+            return;
+        }
         try {
             refresh();
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "refreshing the gauges failed; they keep their last values", e);
+        } finally {
+            running.set(false);
         }
     }
 

@@ -51,6 +51,7 @@ class Claims {
         if (max < 1 || max > settings.maxReceive) {
             throw ProblemException.invalid("max must be between 1 and " + settings.maxReceive);
         }
+        long start = System.nanoTime();
         try (Connection connection = database.connection()) {
             QueueStore.QueueNow located = queues.requireQueue(connection, queue, caller, Action.CONSUME);
             QueueSpec spec = located.spec();
@@ -72,6 +73,7 @@ class Claims {
             if (!deliveries.isEmpty()) {
                 faults.checkpoint(AFTER_CLAIM); // a fault after leases were taken: they must roll back
             }
+            meters.receiveTook(queue, System.nanoTime() - start);
             return deliveries;
         } catch (SQLException e) {
             throw new IllegalStateException("receive from " + queue + " failed", e);

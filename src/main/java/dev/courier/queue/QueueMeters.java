@@ -1,7 +1,9 @@
 package dev.courier.queue;
 
+import dev.courier.platform.AfterCommit;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.util.Locale;
 import org.eclipse.microprofile.metrics.MetricRegistry;
 import org.eclipse.microprofile.metrics.Tag;
@@ -47,6 +49,11 @@ class QueueMeters {
             afterCommit.record("courier.meter." + event + "." + queue.value(), () -> new int[1],
                     tally -> tally[0] += count, tally -> add(event, queue, tally[0]));
         }
+    }
+
+    /** {@code courier_queue_receive_seconds{queue}}: how long a claim took (one receive, or one poll of a wait). */
+    void receiveTook(QueueName queue, long nanos) {
+        registry.timer("courier_queue_receive", new Tag("queue", queue.value())).update(Duration.ofNanos(nanos));
     }
 
     private void add(Event event, QueueName queue, int count) {

@@ -1,5 +1,6 @@
 package dev.courier.queue;
 
+import dev.courier.platform.AfterCommit;
 import dev.courier.access.Action;
 import dev.courier.access.Caller;
 import dev.courier.platform.ProblemException;

@@ -30,6 +30,9 @@ class Protocol {
     static final String BEFORE_COMPLETE = "reliable.consumed.before-complete";
 
     @Inject
+    private ReliableMeters meters;
+
+    @Inject
     private ReliableStore store;
 
     @Inject
@@ -159,6 +162,10 @@ class Protocol {
             }
             store.moveDelivery(c, d, DeliveryState.CONSUMED, d.attempts(), null, d.lastError(), now);
             store.record(c, id, subscriber, d.state(), DeliveryState.CONSUMED, "reported consumed", now);
+            // A sent message is last updated by its confirm; one held for later counts from its delivery time.
+            Instant sent = m.deliverAt() != null && m.deliverAt().isAfter(m.updatedAt()) ? m.deliverAt() : m.updatedAt();
+            meters.consumed(m.topic(), subscriber, Duration.between(sent, now).isNegative() ? Duration.ZERO
+                    : Duration.between(sent, now));
             faults.checkpoint(BEFORE_COMPLETE);
             if (store.unconsumed(c, id) == 0) {
                 store.moveMessage(c, m, MessageState.COMPLETED, m.payload(), m.headers(), now, true);

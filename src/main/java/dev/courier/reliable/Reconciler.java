@@ -14,8 +14,6 @@ import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.inject.Inject;
-import org.eclipse.microprofile.metrics.MetricRegistry;
-import org.eclipse.microprofile.metrics.Tag;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Deque;
@@ -59,7 +57,7 @@ public class Reconciler {
     private ManagedExecutorService executor;
 
     @Inject
-    private MetricRegistry registry;
+    private ReliableMeters meters;
 
     @Inject
     private ReconcileSteps steps;
@@ -217,9 +215,7 @@ public class Reconciler {
         return null;
     }
 
-    /** {@code courier_producer_check_backs_total{producer, answer}}: committed, rolled_back, pending or failed. */
     private void countCheckBack(ReliableStore.ClaimedCheck check, String answer) {
-        registry.counter("courier_producer_check_backs", new Tag("producer", check.producer()),
-                new Tag("answer", answer)).inc();
+        meters.checkBack(check.producer(), answer);
     }
 }

@@ -1,5 +1,6 @@
 package dev.courier.scenario;
 
+import dev.courier.twophase.XaOutcomes;
 import dev.courier.platform.FaultInjection;
 import jakarta.annotation.Resource;
 import jakarta.ejb.Stateless;
@@ -35,10 +36,14 @@ public class XaChannel {
     @Inject
     private SlowConsumer slow;
 
+    @Inject
+    private XaOutcomes outcomes;
+
     @Resource(lookup = "jms/courier")
     private ConnectionFactory connectionFactory;
 
     public OrderState place(Order order) {
+        outcomes.count("scenario");
         book.insert(order, OrderState.RESERVED);
         long start = System.nanoTime();
         if (inventory.reserve(order) == OrderState.REJECTED) {

@@ -42,6 +42,9 @@ public class XaProbe {
     private Queue queue;
 
     @Inject
+    private XaOutcomes outcomes;
+
+    @Inject
     private FaultInjection faults;
 
     @Inject
@@ -61,6 +64,7 @@ public class XaProbe {
             throw ProblemException.invalid("body is longer than " + ProbeRecord.MAX_BODY + " characters");
         }
         ProbeRecord record = new ProbeRecord(UUID.randomUUID().toString(), body, clock.instant());
+        outcomes.count("probe");
         em.persist(record);
         faults.checkpoint(AFTER_WRITE);
         try (JMSContext jms = connectionFactory.createContext()) {

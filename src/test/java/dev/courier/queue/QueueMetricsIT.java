@@ -59,6 +59,7 @@ class QueueMetricsIT {
         assertEquals(2.0, value("courier_queue_received_total"));
         assertEquals(1.0, value("courier_queue_acked_total"));
         assertEquals(1.0, value("courier_queue_dead_total"));
+        assertEquals(2.0, value("courier_queue_receive_seconds_count"), "two receives timed");
         Eventually.until("the gauges refreshed", Duration.ofSeconds(10),
                 () -> metrics.has("courier_queue_messages", "queue", queue, "state", "dead")
                         && value("courier_queue_messages", "state", "dead") == 1.0

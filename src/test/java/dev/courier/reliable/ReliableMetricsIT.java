@@ -47,6 +47,8 @@ class ReliableMetricsIT {
 
         assertEquals("COMPLETED", f.http.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"a\"}").json()
                 .getString("state"));
+        assertEquals(1.0, metrics.value("courier_subscriber_consume_latency_seconds_count", "topic", f.topic,
+                "subscriber", "a"));
         Eventually.until("consumed", Fixture.SETTLE,
                 () -> metrics.value("courier_subscriber_deliveries", "topic", f.topic, "subscriber", "a", "state",
                         "delivered") == 0.0 && metrics.value("courier_topic_messages", "topic", f.topic, "state",

@@ -147,22 +147,7 @@ public final class Http {
         try {
             javax.net.ssl.HttpsURLConnection tls = (javax.net.ssl.HttpsURLConnection) URI.create(
                     "https://" + host + ":" + port + "/" + path).toURL().openConnection();
-            javax.net.ssl.SSLContext trustAny = javax.net.ssl.SSLContext.getInstance("TLS");
-            trustAny.init(null, new javax.net.ssl.TrustManager[] {new javax.net.ssl.X509TrustManager() {
-                @Override
-                public void checkClientTrusted(java.security.cert.X509Certificate[] chain, String type) {
-                }
-
-                @Override
-                public void checkServerTrusted(java.security.cert.X509Certificate[] chain, String type) {
-                }
-
-                @Override
-                public java.security.cert.X509Certificate[] getAcceptedIssuers() {
-                    return new java.security.cert.X509Certificate[0];
-                }
-            }}, null); // the certificate Liberty generated for the tests
-            tls.setSSLSocketFactory(trustAny.getSocketFactory());
+            tls.setSSLSocketFactory(TrustAny.FACTORY); // one factory: connections are kept alive between calls
             tls.setHostnameVerifier((name, session) -> true);
             tls.setInstanceFollowRedirects(false);
             if (authorization != null) {
@@ -174,8 +159,35 @@ public final class Http {
             return new Response(status, tls.getContentType() == null ? "" : tls.getContentType(), body);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        } catch (java.security.GeneralSecurityException e) {
-            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Trusts the certificate Liberty generated for the tests, whoever signed it. */
+    private static final class TrustAny {
+
+        static final javax.net.ssl.SSLSocketFactory FACTORY;
+
+        static {
+            try {
+                javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
+                context.init(null, new javax.net.ssl.TrustManager[] {new javax.net.ssl.X509TrustManager() {
+                    @Override
+                    public void checkClientTrusted(java.security.cert.X509Certificate[] chain, String type) {
+                    }
+
+                    @Override
+                    public void checkServerTrusted(java.security.cert.X509Certificate[] chain, String type) {
+                    }
+
+                    @Override
+                    public java.security.cert.X509Certificate[] getAcceptedIssuers() {
+                        return new java.security.cert.X509Certificate[0];
+                    }
+                }}, null);
+                FACTORY = context.getSocketFactory();
+            } catch (java.security.GeneralSecurityException e) {
+                throw new ExceptionInInitializerError(e);
+            }
         }
     }
 

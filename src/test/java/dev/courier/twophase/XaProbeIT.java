@@ -7,6 +7,7 @@ import dev.courier.testing.Broker;
 import dev.courier.testing.CourierDeployment;
 import dev.courier.testing.Eventually;
 import dev.courier.testing.Http;
+import dev.courier.testing.Metrics;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import java.net.URLEncoder;
@@ -74,6 +75,25 @@ class XaProbeIT {
         JsonObject receipt = http.get("api/twophase/probes/" + id).json().getJsonObject("receipt");
         assertEquals(original.getString("messageId"), receipt.getString("messageId"), "the first receipt stands");
         assertEquals(original.getString("body"), receipt.getString("body"));
+    }
+
+    @Test
+    void should_count_committed_and_rolled_back_transactions_at_metrics() {
+        Metrics metrics = new Metrics(http);
+        double committed = count(metrics, "committed");
+        double rolledBack = count(metrics, "rolled_back");
+
+        assertEquals(201, http.post("api/twophase/probes", json(unique("counted"))).status());
+        http.post("api/test/faults/" + XaProbe.AFTER_SEND, "");
+        assertEquals(500, http.post("api/twophase/probes", json(unique("counted"))).status());
+
+        assertEquals(committed + 1, count(metrics, "committed"));
+        assertEquals(rolledBack + 1, count(metrics, "rolled_back"));
+    }
+
+    private static double count(Metrics metrics, String outcome) {
+        return metrics.has("courier_xa_transactions_total", "use", "probe", "outcome", outcome)
+                ? metrics.value("courier_xa_transactions_total", "use", "probe", "outcome", outcome) : 0;
     }
 
     @Test

@@ -41,6 +41,7 @@ class SecurityIT {
             Map.entry("GET /api/audit", ADMIN),
             Map.entry("POST /api/bench/queue", ADMIN),
             Map.entry("POST /api/bench/queue-cycle", ADMIN),
+            Map.entry("POST /api/bench/metrics-refresh", ADMIN),
             Map.entry("POST /api/bench/reliable", ADMIN),
             Map.entry("GET /api/messages", ANY_ROLE),
             Map.entry("POST /api/messages", PRODUCER),

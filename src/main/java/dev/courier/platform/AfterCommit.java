@@ -1,4 +1,4 @@
-package dev.courier.queue;
+package dev.courier.platform;
 
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -14,16 +14,36 @@ import java.util.function.Supplier;
  * the same transaction get the same state to add to. Without a transaction the work runs at once.
  */
 @ApplicationScoped
-class AfterCommit {
+public class AfterCommit {
 
     @Resource
     private TransactionSynchronizationRegistry transactions;
 
     /**
+     * Has {@code committed} learn how the current transaction ended: true once it committed, false once it rolled
+     * back (or ended otherwise). Without a transaction, nothing is reported.
+     */
+    public void outcome(Consumer<Boolean> committed) {
+        if (transactions.getTransactionKey() != null) {
+            transactions.registerInterposedSynchronization(new Synchronization() {
+                @Override
+                public void beforeCompletion() {
+                    // only the outcome matters
+                }
+
+                @Override
+                public void afterCompletion(int status) {
+                    committed.accept(status == Status.STATUS_COMMITTED);
+                }
+            });
+        }
+    }
+
+    /**
      * Applies {@code update} to the state of {@code key} in this transaction (made by {@code create} on first
      * use), and has {@code committed} get that state once the transaction has committed.
      */
-    <T> void record(String key, Supplier<T> create, Consumer<T> update, Consumer<T> committed) {
+    public <T> void record(String key, Supplier<T> create, Consumer<T> update, Consumer<T> committed) {
         if (transactions.getTransactionKey() == null) {
             T now = create.get();
             update.accept(now);
