@@ -143,7 +143,12 @@ public final class Http {
      * self-signed certificate whatever name it bears; {@code authorization} may be null.
      */
     public static Response httpsGet(String host, String path, String authorization) {
-        int port = Integer.parseInt(System.getenv().getOrDefault("COURIER_HTTPS_PORT", "19443"));
+        return httpsGet(host, Integer.parseInt(System.getenv().getOrDefault("COURIER_HTTPS_PORT", "19443")), path,
+                authorization);
+    }
+
+    /** {@link #httpsGet(String, String, String)} on another port: a server the test started itself. */
+    public static Response httpsGet(String host, int port, String path, String authorization) {
         try {
             javax.net.ssl.HttpsURLConnection tls = (javax.net.ssl.HttpsURLConnection) URI.create(
                     "https://" + host + ":" + port + "/" + path).toURL().openConnection();

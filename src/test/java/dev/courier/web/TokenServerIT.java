@@ -77,6 +77,18 @@ class TokenServerIT {
     }
 
     @Test
+    void should_serve_metrics_to_an_admins_token_only() throws Exception {
+        Instant later = Instant.now().plus(Duration.ofMinutes(5));
+        int https = Integer.parseInt(System.getProperty("it.http.port", "19080")) + 4;
+        String admin = token(trusted.getPrivate(), ISSUER, later, "courier-admin");
+        String consumer = token(trusted.getPrivate(), ISSUER, later, "courier-consumer");
+        Http.Response scraped = Http.httpsGet("localhost", https, "metrics", "Bearer " + admin);
+        assertEquals(200, scraped.status(), scraped::toString);
+        assertEquals(403, Http.httpsGet("localhost", https, "metrics", "Bearer " + consumer).status());
+        assertEquals(401, Http.httpsGet("localhost", https, "metrics", null).status());
+    }
+
+    @Test
     void should_narrow_a_queue_to_the_groups_its_grants_name() throws Exception {
         Instant later = Instant.now().plus(Duration.ofMinutes(5));
         String admin = token(trusted.getPrivate(), ISSUER, later, "courier-admin");
