@@ -1,5 +1,7 @@
 package dev.courier.client;
 
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.Context;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
@@ -19,7 +21,8 @@ import java.util.Objects;
 /**
  * {@link CourierApi} over Courier's REST API at a base URL such as {@code http://courier:9080/}, as a user of
  * Courier's registry (HTTP Basic): a producer needs the {@code courier-producer} role, a consumer
- * {@code courier-consumer}.
+ * {@code courier-consumer}. The current OpenTelemetry span, if any, goes with each call as its W3C
+ * {@code traceparent} header.
  */
 public final class HttpCourierApi implements CourierApi {
 
@@ -86,6 +89,8 @@ public final class HttpCourierApi implements CourierApi {
     private JsonObject call(String method, String path, String body) {
         HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path)).timeout(timeout)
                 .header("Accept", "application/json").header("Authorization", authorization);
+        // The caller's span, if any, becomes the parent of Courier's: a prepare joins the caller's trace.
+        W3CTraceContextPropagator.getInstance().inject(Context.current(), request, HttpRequest.Builder::header);
         if (body == null) {
             request.method(method, HttpRequest.BodyPublishers.noBody());
         } else {

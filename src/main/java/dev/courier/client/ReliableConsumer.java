@@ -1,5 +1,13 @@
 package dev.courier.client;
 
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
+import io.opentelemetry.context.propagation.TextMapGetter;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.TextMessage;
@@ -40,16 +48,49 @@ public final class ReliableConsumer {
 
     private static final Logger LOG = Logger.getLogger(ReliableConsumer.class.getName());
     private static final String MESSAGE_ID = "courierMessageId";
+    private static final String TOPIC = "courierTopic";
+    private static final String TRACE = "traceparent";
+
+    /** Reads the W3C trace context from the message's JMS properties. */
+    private static final TextMapGetter<Message> PROPERTIES = new TextMapGetter<>() {
+        @Override
+        public Iterable<String> keys(Message message) {
+            return java.util.List.of(TRACE);
+        }
+
+        @Override
+        public String get(Message message, String key) {
+            try {
+                return message == null ? null : message.getStringProperty(key);
+            } catch (JMSException e) {
+                return null;
+            }
+        }
+    };
 
     private final CourierApi courier;
     private final String subscriber;
     private final DataSource dataSource;
     private final TransactionSynchronizationRegistry transactions;
+    private final Tracer tracer;
     private final Clock clock = Clock.systemUTC();
 
     /** @param subscriber this consumer's subscriber name, as registered on the topic */
     public ReliableConsumer(CourierApi courier, String subscriber, DataSource dataSource,
             TransactionSynchronizationRegistry transactions) {
+        this(courier, subscriber, dataSource, transactions, OpenTelemetry.noop().getTracer("courier-client"));
+    }
+
+    /**
+     * A consumer that traces: each {@link #consume} is a {@code CONSUMER} span ({@code process <topic>}), child of
+     * the publish span whose W3C context the message carries in its {@code traceparent} property, and current
+     * while the handler runs, so the handler's own spans join the message's trace.
+     *
+     * @param tracer e.g. the one MicroProfile Telemetry injects ({@code @Inject Tracer})
+     */
+    public ReliableConsumer(CourierApi courier, String subscriber, DataSource dataSource,
+            TransactionSynchronizationRegistry transactions, Tracer tracer) {
+        this.tracer = Objects.requireNonNull(tracer, "tracer is required");
         this.courier = Objects.requireNonNull(courier, "courier is required");
         this.subscriber = Objects.requireNonNull(subscriber, "subscriber is required");
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource is required");
@@ -83,16 +124,33 @@ public final class ReliableConsumer {
                 report(id, status == Status.STATUS_COMMITTED, failure[0]);
             }
         });
-        if (seen(id)) {
-            return false;
-        }
-        try {
+        Span span = processSpan(message, id);
+        try (Scope scope = span.makeCurrent()) {
+            if (seen(id)) {
+                span.setAttribute("courier.duplicate", true);
+                return false;
+            }
             handler.handle(id, payload(message));
             return true;
         } catch (Exception | Error e) {
             failure[0] = e.toString();
+            span.recordException(e);
             throw e;
+        } finally {
+            span.end();
         }
+    }
+
+    private Span processSpan(Message message, String id) throws JMSException {
+        String topic = message.getStringProperty(TOPIC);
+        Context parent = W3CTraceContextPropagator.getInstance().extract(Context.root(), message, PROPERTIES);
+        return tracer.spanBuilder("process " + topic).setSpanKind(SpanKind.CONSUMER).setParent(parent)
+                .setAttribute("messaging.system", "activemq")
+                .setAttribute("messaging.operation.type", "process")
+                .setAttribute("messaging.destination.name", topic == null ? "" : topic)
+                .setAttribute("messaging.consumer.group.name", subscriber)
+                .setAttribute("messaging.message.id", id)
+                .startSpan();
     }
 
     private boolean seen(String id) throws SQLException {

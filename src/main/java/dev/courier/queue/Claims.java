@@ -4,6 +4,8 @@ import dev.courier.access.Action;
 import dev.courier.access.Caller;
 import dev.courier.platform.FaultInjection;
 import dev.courier.platform.ProblemException;
+import dev.courier.tracing.MessageTraces;
+import dev.courier.tracing.MessageTraces.Passage;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
@@ -13,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One claim: leases up to a number of deliverable messages of a queue, in the current transaction or a new one
@@ -43,6 +46,9 @@ class Claims {
     @Inject
     private QueueMeters meters;
 
+    @Inject
+    private MessageTraces traces;
+
     /**
      * @throws ProblemException 400 for {@code max} outside 1..{@code courier.queue.max-receive} or a bad lease
      * @throws dev.courier.access.NotGrantedException 403 when the queue's grants do not let {@code caller} consume
@@ -61,7 +67,11 @@ class Claims {
             List<MessageStore.Failure> expired = new ArrayList<>();
             List<Delivery> deliveries = new ArrayList<>(claimed.size());
             for (QueueDialect.Claimed claim : claimed) {
-                deliveries.add(claim.delivery());
+                Delivery delivery = claim.delivery();
+                Map<String, String> headers = traces.record(Passage.RECEIVE, MessageTraces.COURIER, queue.value(),
+                        delivery.id(), delivery.headers());
+                deliveries.add(headers == delivery.headers() ? delivery : new Delivery(delivery.id(), queue,
+                        delivery.payload(), delivery.attempt(), delivery.leaseToken(), delivery.leaseExpiresAt(), headers));
                 if (claim.previousExpiry() != null) {
                     expired.add(new MessageStore.Failure(claim.delivery().id(), claim.delivery().attempt() - 1,
                             claim.previousExpiry(), History.EXPIRED, "lease expired"));

@@ -4,6 +4,8 @@ import dev.courier.platform.AfterCommit;
 import dev.courier.access.Action;
 import dev.courier.access.Caller;
 import dev.courier.platform.ProblemException;
+import dev.courier.tracing.MessageTraces;
+import dev.courier.tracing.MessageTraces.Passage;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
@@ -13,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -43,6 +46,9 @@ import java.util.concurrent.ThreadLocalRandom;
 @ApplicationScoped
 @Transactional(Transactional.TxType.REQUIRED)
 public class TransactionalQueue {
+
+    @Inject
+    private MessageTraces traces;
 
     @Inject
     private QueueDatabase database;
@@ -125,8 +131,10 @@ public class TransactionalQueue {
                         continue;
                     }
                 }
+                Map<String, String> headers = traces.record(Passage.SEND, MessageTraces.COURIER, queue.value(), id,
+                        options.headers());
                 rows.add(new MessageStore.NewMessage(id, queue, deliverAt, options.key(), message.payload(),
-                        Headers.encode(options.headers()), now));
+                        Headers.encode(headers), now));
                 results.add(new Sent(id, deliverAt, false));
             }
             if (!rows.isEmpty()) {

@@ -5,6 +5,8 @@ import dev.courier.platform.ProblemException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import dev.courier.platform.Json;
+import dev.courier.tracing.MessageTraces;
+import dev.courier.tracing.MessageTraces.Passage;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -28,6 +30,9 @@ class Protocol {
     static final String AFTER_CONFIRM_UPDATE = "reliable.confirm.after-update";
     static final String AFTER_PUBLISH = "reliable.confirm.after-publish";
     static final String BEFORE_COMPLETE = "reliable.consumed.before-complete";
+
+    @Inject
+    private MessageTraces traces;
 
     @Inject
     private ReliableMeters meters;
@@ -71,6 +76,11 @@ class Protocol {
             if (store.subscribers(c, request.topic()).isEmpty()) {
                 throw new UnknownResourceException("topic", request.topic());
             }
+            Map<String, String> traced = traces.record(Passage.SEND, MessageTraces.ARTEMIS, request.topic(), id,
+                    request.headers());
+            if (traced != request.headers()) {
+                headers = Content.encodeHeaders(traced);
+            }
             store.insertMessage(c, new ReliableStore.MessageRow(id, request.topic(), request.producer(),
                     MessageState.PENDING, payload, headers, checkBack.toMillis(), request.deliverAt(), 0,
                     now.plus(checkBack), null, 0, now, now));
@@ -92,12 +102,27 @@ class Protocol {
         return confirm(id, payload, headers, "confirmed by the producer");
     }
 
+    /** Final headers that leave out {@code traceparent} keep the prepared one: the trace goes on from the prepare. */
+    private static String keepTrace(Map<String, String> given, String prepared, String encoded) {
+        String trace = given.containsKey(MessageTraces.HEADER) ? null
+                : Content.decodeHeaders(prepared).get(MessageTraces.HEADER);
+        if (trace == null) {
+            return encoded;
+        }
+        Map<String, String> kept = new java.util.HashMap<>(given);
+        kept.put(MessageTraces.HEADER, trace);
+        return Content.encodeHeaders(kept);
+    }
+
     Outcome confirm(String id, Optional<String> payload, Optional<Map<String, String>> headers, String reason) {
         String finalPayload = payload.map(p -> Content.payload(p, settings.maxPayloadBytes)).orElse(null);
         String finalHeaders = headers.map(Content::encodeHeaders).orElse(null);
         Instant now = clock.instant();
         try (Connection c = store.connection()) {
             ReliableStore.MessageRow m = lock(c, id);
+            if (headers.isPresent()) {
+                finalHeaders = keepTrace(headers.get(), m.headers(), finalHeaders);
+            }
             if (m.state() == MessageState.SENT || m.state() == MessageState.COMPLETED) {
                 return new Outcome(id, m.state());
             }

@@ -1,6 +1,8 @@
 package dev.courier.reliable;
 
 import dev.courier.platform.Json;
+import dev.courier.tracing.MessageTraces;
+import dev.courier.tracing.MessageTraces.Passage;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.jms.ConnectionFactory;
@@ -36,6 +38,9 @@ class Publisher {
 
     @Resource(lookup = "jms/courier")
     private ConnectionFactory connectionFactory;
+
+    @jakarta.inject.Inject
+    private MessageTraces traces;
 
     /**
      * Makes sure the subscriber's durable multicast queue {@code topic.subscriber} exists on the address
@@ -88,10 +93,13 @@ class Publisher {
         }
     }
 
-    private static JMSProducer producer(JMSContext jms, ReliableStore.MessageRow message, Instant now) {
+    /** A producer with the message's properties; a trace the message carries goes on from a publish span. */
+    private JMSProducer producer(JMSContext jms, ReliableStore.MessageRow message, Instant now) {
         JMSProducer producer = jms.createProducer().setProperty(MESSAGE_ID, message.id())
                 .setProperty(TOPIC, message.topic()).setProperty(PRODUCER, message.producer());
-        for (Map.Entry<String, String> header : Content.decodeHeaders(message.headers()).entrySet()) {
+        Map<String, String> headers = traces.record(Passage.PUBLISH, MessageTraces.ARTEMIS, message.topic(),
+                message.id(), Content.decodeHeaders(message.headers()));
+        for (Map.Entry<String, String> header : headers.entrySet()) {
             producer.setProperty(header.getKey(), header.getValue());
         }
         if (message.deliverAt() != null && message.deliverAt().isAfter(now)) {

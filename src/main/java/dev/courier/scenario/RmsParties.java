@@ -67,6 +67,9 @@ public class RmsParties {
     private Topics topics;
 
     private volatile boolean ready;
+    @Inject
+    private io.opentelemetry.api.trace.Tracer tracer;
+
     private ReliableProducer orders;
     private ReliableProducer inventory;
     private ReliableConsumer inventoryInbox;
@@ -78,8 +81,8 @@ public class RmsParties {
                 courierPassword.orElse(""));
         orders = new ReliableProducer(courier, ORDERS_SERVICE, ordersDb, transactions);
         inventory = new ReliableProducer(courier, INVENTORY_SERVICE, inventoryDb, transactions);
-        inventoryInbox = new ReliableConsumer(courier, "inventory", inventoryDb, transactions);
-        ordersInbox = new ReliableConsumer(courier, "orders", ordersDb, transactions);
+        inventoryInbox = new ReliableConsumer(courier, "inventory", inventoryDb, transactions, tracer);
+        ordersInbox = new ReliableConsumer(courier, "orders", ordersDb, transactions, tracer);
     }
 
     /**

@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The test run's Liberty server driven as a process, for tests that must kill it: deploys the built WAR into
- * dropins, starts the server, kills it with SIGKILL, starts it again. The environment (database profile, ports)
+ * apps (app.xml), starts the server, kills it with SIGKILL, starts it again. The environment (database profile, ports)
  * is this JVM's, which Failsafe sets.
  */
 public final class LibertyProcess {
@@ -40,7 +40,7 @@ public final class LibertyProcess {
         Path template = wlp.resolve("usr/servers/courier");
         Files.createDirectories(server);
         try (var files = Files.list(template)) {
-            for (Path file : files.filter(f -> f.getFileName().toString().matches("server\\.xml|server\\.env|datasource-.*\\.xml|auth-.*\\.xml")).toList()) {
+            for (Path file : files.filter(f -> f.getFileName().toString().matches("server\\.xml|server\\.env|app\\.xml|datasource-.*\\.xml|auth-.*\\.xml")).toList()) {
                 Files.copy(file, server.resolve(file.getFileName()), StandardCopyOption.REPLACE_EXISTING);
             }
         }
@@ -81,14 +81,16 @@ public final class LibertyProcess {
         return http;
     }
 
+    /** Puts the WAR where app.xml deploys it from (the test run's environment turns app.xml off for Arquillian). */
     public void deploy() throws IOException {
-        Files.createDirectories(server.resolve("dropins"));
-        Files.copy(Path.of(System.getProperty("it.war", "target/courier.war")), server.resolve("dropins/courier.war"),
+        Files.createDirectories(server.resolve("apps"));
+        Files.copy(Path.of(System.getProperty("it.war", "target/courier.war")), server.resolve("apps/courier.war"),
                 StandardCopyOption.REPLACE_EXISTING);
+        environment.put("COURIER_APP", "app.xml");
     }
 
     public void undeploy() throws IOException {
-        Files.deleteIfExists(server.resolve("dropins/courier.war"));
+        Files.deleteIfExists(server.resolve("apps/courier.war"));
     }
 
     /** Starts the server and waits until Courier is ready. */
