@@ -113,10 +113,6 @@ public final class Grants {
         }
     }
 
-    public boolean isEmpty() {
-        return grantees.isEmpty();
-    }
-
     private static Action action(String field) {
         for (Action action : Action.values()) {
             if (action.field().equals(field)) {

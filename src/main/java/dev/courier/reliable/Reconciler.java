@@ -193,12 +193,12 @@ public class Reconciler {
             Throwable cause = error.getCause() instanceof CheckBack.Failure failure ? failure : error;
             String why = cause instanceof CheckBack.Failure ? cause.getMessage() : cause.toString();
             gate.failed(why, clock.instant());
-            countCheckBack(check, "failed");
+            meters.checkBack(check.producer(), "failed");
             steps.unsettled(check, why);
             return null;
         }
         gate.succeeded();
-        countCheckBack(check, answer.status().name().toLowerCase(java.util.Locale.ROOT));
+        meters.checkBack(check.producer(), answer.status().name().toLowerCase(java.util.Locale.ROOT));
         try {
             switch (answer.status()) {
                 case COMMITTED -> steps.committed(check, answer.payload());
@@ -213,9 +213,5 @@ public class Reconciler {
             steps.unsettled(check, "settling " + answer.status() + " failed: " + e);
         }
         return null;
-    }
-
-    private void countCheckBack(ReliableStore.ClaimedCheck check, String answer) {
-        meters.checkBack(check.producer(), answer);
     }
 }

@@ -63,7 +63,7 @@ public class TopicResource {
         Grants grants = JsonRequest.of(body).value("grants").map(Grants::fromJson)
                 .orElseThrow(() -> ProblemException.invalid("'grants' is required: {\"send\": [...], \"consume\": [...]}"));
         topics.grant(topic, grants);
-        return ReliableJson.topic(topic, topics.all().stream().filter(s -> s.topic().equals(topic)).toList(), grants);
+        return ReliableJson.topic(topic, topics.subscribersOf(topic), grants);
     }
 
     @RolesAllowed({Roles.ADMIN, Roles.PRODUCER, Roles.CONSUMER})

@@ -107,9 +107,6 @@ public class Topics {
     /** The grants of {@code topic}; {@link Grants#NONE} when it has none. */
     @TransactionAttribute(TransactionAttributeType.SUPPORTS)
     public Grants grants(String topic) {
-        if (topic == null) {
-            return Grants.NONE;
-        }
         try (Connection c = store.connection()) {
             return Grants.decode(store.topicGrants(c, topic).get(topic));
         } catch (SQLException e) {
@@ -133,12 +130,18 @@ public class Topics {
     /** Subscribers of {@code topic}. @throws UnknownResourceException 404 for a topic without subscribers */
     @TransactionAttribute(TransactionAttributeType.SUPPORTS)
     public List<Subscriber> subscribers(String topic) {
-        Names.check("topic", topic);
-        List<Subscriber> found = all(topic);
+        List<Subscriber> found = subscribersOf(topic);
         if (found.isEmpty()) {
             throw new UnknownResourceException("topic", topic);
         }
         return found;
+    }
+
+    /** Subscribers of {@code topic}, none for a topic nobody subscribed to (it may have grants already). */
+    @TransactionAttribute(TransactionAttributeType.SUPPORTS)
+    public List<Subscriber> subscribersOf(String topic) {
+        Names.check("topic", topic);
+        return all(topic);
     }
 
     /** Every subscriber of every topic, by topic and name. */

@@ -64,6 +64,10 @@ class TransactionalQueueIT {
     private ArmedFaults faults;
 
     @Inject
+    @org.eclipse.microprofile.metrics.annotation.RegistryScope(scope = org.eclipse.microprofile.metrics.MetricRegistry.APPLICATION_SCOPE)
+    private org.eclipse.microprofile.metrics.MetricRegistry registry;
+
+    @Inject
     private SettableClock clock;
 
     @Resource(lookup = "java:comp/DefaultManagedExecutorService")
@@ -97,6 +101,29 @@ class TransactionalQueueIT {
 
         assertEquals(0, queues.get(name).depth());
         assertTrue(queue.receive(name, 10).isEmpty());
+    }
+
+    @Test
+    void should_count_only_the_sends_and_receives_that_commit() throws Exception {
+        queue.send(name, Payload.json("{\"n\": 1}"), SendOptions.now());
+        transaction.begin();
+        queue.sendBatch(name, List.of(Outgoing.of(Payload.json("{\"n\": 2}")), Outgoing.of(Payload.json("{\"n\": 3}"))));
+        assertEquals(1, queue.receive(name, 1).size(), "a message leased in the transaction");
+        transaction.rollback();
+        assertEquals(1, counted(QueueMeters.Event.SENT), "the rolled-back batch is not counted");
+        assertEquals(0, counted(QueueMeters.Event.RECEIVED), "the rolled-back receive is not counted");
+
+        transaction.begin();
+        assertEquals(1, queue.receive(name, 10).size());
+        transaction.commit();
+        assertEquals(1, counted(QueueMeters.Event.RECEIVED));
+    }
+
+    private long counted(QueueMeters.Event event) {
+        org.eclipse.microprofile.metrics.Counter counter = registry.getCounters()
+                .get(new org.eclipse.microprofile.metrics.MetricID(event.metric(),
+                        new org.eclipse.microprofile.metrics.Tag("queue", name.value())));
+        return counter == null ? 0 : counter.getCount();
     }
 
     @Test
