@@ -52,7 +52,8 @@ class ReliableCrashIT {
         String producer = Fixture.unique("crashp");
         String topic = Fixture.unique("crasht");
         try (ProducerStub stub = ProducerStub.start()) {
-            assertEquals(201, http.post("api/producers", stub.registration(producer)).status());
+            Http.Response registered = http.post("api/producers", stub.registration(producer));
+            assertEquals(201, registered.status(), registered::toString);
             for (String s : SUBSCRIBERS) {
                 assertEquals(201, http.post("api/topics/" + topic + "/subscribers", "{\"name\": \"" + s
                         + "\", \"deliveryTimeoutSeconds\": 5, \"retryLimit\": 100}").status());

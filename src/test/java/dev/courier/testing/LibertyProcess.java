@@ -19,6 +19,7 @@ public final class LibertyProcess {
     private final Path server;
     private final Http http;
     private final java.util.Map<String, String> environment = new java.util.HashMap<>();
+    private boolean clean;
 
     /** The test run's server, {@code courier}, on the test ports. */
     public LibertyProcess() {
@@ -87,6 +88,7 @@ public final class LibertyProcess {
         Files.copy(Path.of(System.getProperty("it.war", "target/courier.war")), server.resolve("apps/courier.war"),
                 StandardCopyOption.REPLACE_EXISTING);
         environment.put("COURIER_APP", "app.xml");
+        clean = name.equals("courier"); // the server Arquillian used, see start()
     }
 
     public void undeploy() throws IOException {
@@ -95,7 +97,14 @@ public final class LibertyProcess {
 
     /** Starts the server and waits until Courier is ready. */
     public void start() throws IOException, InterruptedException {
-        run("start");
+        if (clean) {
+            // The first start after a deploy drops the server's cached state: Arquillian's deployment of the
+            // test archive, earlier in the run, left the cache without Courier's app.xml (seen: 404 for /api).
+            clean = false;
+            run("start", "--clean");
+        } else {
+            run("start");
+        }
         Eventually.until("Courier ready", Duration.ofSeconds(180), () -> {
             try {
                 return http.anonymous().get("health/ready").status() == 200;
@@ -123,8 +132,10 @@ public final class LibertyProcess {
         handle.onExit().join();
     }
 
-    private void run(String command) throws IOException, InterruptedException {
-        ProcessBuilder builder = new ProcessBuilder(wlp.resolve("bin/server").toString(), command, name)
+    private void run(String command, String... options) throws IOException, InterruptedException {
+        java.util.List<String> line = new java.util.ArrayList<>(java.util.List.of(wlp.resolve("bin/server").toString(), command, name));
+        line.addAll(java.util.List.of(options));
+        ProcessBuilder builder = new ProcessBuilder(line)
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
         builder.environment().putAll(environment);
         Process process = builder.start();

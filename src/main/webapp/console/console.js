@@ -1,0 +1,446 @@
+// Courier's web console: one page, a view per route (#/..., no reload), every number and every action through
+// Courier's REST API with the operator's own credentials (the browser's login to this realm). Text from messages
+// is only ever set as text, never as HTML.
+'use strict';
+
+const view = document.getElementById('view');
+const REFRESH_MS = 5000;
+let timer = null;
+
+// ---- the API ---------------------------------------------------------------------------------------------------
+
+/** Calls the API; resolves to the JSON answer (null for 204), rejects with the problem (status, title, detail). */
+async function api(method, path, body) {
+    const options = { method, headers: { Accept: 'application/json' }, credentials: 'same-origin' };
+    if (body !== undefined) {
+        options.headers['Content-Type'] = 'application/json';
+        options.body = JSON.stringify(body);
+    }
+    const response = await fetch('../api/' + path, options);
+    const text = await response.text();
+    let json = null;
+    try { json = text ? JSON.parse(text) : null; } catch (e) { json = null; }
+    if (!response.ok) {
+        const problem = json || {};
+        throw { status: response.status, title: problem.title || response.statusText, detail: problem.detail || text };
+    }
+    return json;
+}
+
+function showProblem(problem) {
+    const box = document.getElementById('problem');
+    if (!problem) { box.hidden = true; return; }
+    box.textContent = (problem.status ? problem.status + ' ' : '') + (problem.title || 'Error')
+        + (problem.detail ? ': ' + problem.detail : '');
+    box.hidden = false;
+}
+
+function notice(text) {
+    const box = document.getElementById('notice');
+    box.textContent = text || '';
+    box.hidden = !text;
+}
+
+/** Runs an action; shows its problem instead of failing. */
+async function attempt(action) {
+    try {
+        showProblem(null);
+        return await action();
+    } catch (problem) {
+        showProblem(problem.status ? problem : { title: String(problem) });
+        return undefined;
+    }
+}
+
+// ---- DOM helpers -----------------------------------------------------------------------------------------------
+
+function h(tag, attributes, ...children) {
+    const element = document.createElement(tag);
+    for (const [name, value] of Object.entries(attributes || {})) {
+        if (name.startsWith('on')) {
+            element.addEventListener(name.substring(2), value);
+        } else if (value !== undefined && value !== null && value !== false) {
+            element.setAttribute(name, value === true ? '' : value);
+        }
+    }
+    for (const child of children.flat()) {
+        if (child !== undefined && child !== null) {
+            element.append(child instanceof Node ? child : document.createTextNode(String(child)));
+        }
+    }
+    return element;
+}
+
+function table(id, headings, rows) {
+    return h('table', { id },
+        h('thead', {}, h('tr', {}, headings.map(t => h('th', { class: /^[#]|\/s|age|count|ready|dead|depth|pending|waiting|attempt|sent|delivered|checks/i.test(t) ? 'num' : null }, t)))),
+        h('tbody', {}, rows));
+}
+
+function num(value) {
+    return h('td', { class: 'num' }, value === undefined || value === null ? '–' : value);
+}
+
+function link(href, text) {
+    return h('a', { href }, text);
+}
+
+function pretty(value) {
+    return h('pre', {}, JSON.stringify(value, null, 2));
+}
+
+function when(instant) {
+    return instant ? instant.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '–';
+}
+
+function render(...children) {
+    view.replaceChildren(...children);
+}
+
+function queryOf(hash) {
+    const at = hash.indexOf('?');
+    return new URLSearchParams(at < 0 ? '' : hash.substring(at + 1));
+}
+
+// ---- overview ----------------------------------------------------------------------------------------------------
+
+const chartMemory = { times: [], series: new Map(), previous: null }; // the chart's memory, kept across visits
+const HISTORY_POINTS = 120; // ten minutes at one point per 5 s
+
+function metricValue(metrics, name, tags) {
+    const found = metrics.find(m => m.name === name
+        && Object.entries(tags).every(([k, v]) => m.tags[k] === v));
+    return found ? found.value : undefined;
+}
+
+function rate(current, previous, name, tags, seconds) {
+    if (!previous || seconds <= 0) return undefined;
+    // A counter appears with its first event: absent means none yet.
+    const now = metricValue(current, name, tags) || 0;
+    const before = metricValue(previous, name, tags) || 0;
+    return Math.max(0, (now - before) / seconds);
+}
+
+async function overview() {
+    const [queues, metrics, producers, topics] = await Promise.all([
+        api('GET', 'queues'),
+        api('GET', 'console/metrics').then(j => j.metrics).catch(p => { if (p.status === 403) return null; throw p; }),
+        api('GET', 'producers').catch(p => { if (p.status === 403) return null; throw p; }),
+        api('GET', 'topics').catch(p => { if (p.status === 403) return null; throw p; })
+    ]);
+    const now = Date.now() / 1000;
+    const elapsed = chartMemory.previous ? now - chartMemory.previous.at : 0;
+    const previous = chartMemory.previous ? chartMemory.previous.metrics : null;
+    const rows = queues.queues.map(q => {
+        const tags = { queue: q.name };
+        const acked = metrics ? rate(metrics, previous, 'courier_queue_acked', tags, elapsed) : undefined;
+        const sent = metrics ? rate(metrics, previous, 'courier_queue_sent', tags, elapsed) : undefined;
+        record(q.name, now, q.ready, sent, acked);
+        return h('tr', { 'data-queue': q.name },
+            h('td', {}, link('#/queue/' + encodeURIComponent(q.name), q.name)),
+            h('td', { class: 'num', 'data-field': 'depth' }, q.depth),
+            h('td', { class: 'num', 'data-field': 'ready' }, q.ready),
+            h('td', { class: 'num' }, Math.max(0, q.depth - q.ready - q.dead)),
+            h('td', { class: 'num', 'data-field': 'dead' }, q.dead > 0 ? link('#/dead/' + encodeURIComponent(q.name), String(q.dead)) : '0'),
+            num(q.oldestAgeSeconds == null ? '–' : q.oldestAgeSeconds.toFixed(1)),
+            num(q.waiting),
+            num(sent === undefined ? '–' : sent.toFixed(1)),
+            num(acked === undefined ? '–' : acked.toFixed(1)));
+    });
+    chartMemory.times.push(now);
+    if (chartMemory.times.length > HISTORY_POINTS) chartMemory.times.shift();
+    if (metrics) chartMemory.previous = { at: now, metrics };
+
+    const sections = [
+        h('h2', {}, 'Queues'),
+        table('queues', ['Queue', 'Depth', 'Ready', 'Scheduled or leased', 'Dead', 'Oldest ready age s', 'Waiting receivers', 'Sent/s', 'Acked/s'], rows),
+        h('h2', {}, 'Throughput and depth'),
+        h('div', { id: 'chart' }),
+        h('p', { class: 'muted' }, 'Per queue: ready messages (left axis) and acks per second on this server (right axis), every 5 s.')
+    ];
+    if (topics && metrics) {
+        const topicRows = [];
+        for (const t of topics.topics) {
+            const tag = { topic: t.name };
+            for (const s of t.subscribers) {
+                const stag = { topic: t.name, subscriber: s.name };
+                topicRows.push(h('tr', {},
+                    h('td', {}, t.name), h('td', {}, s.name),
+                    num(metricValue(metrics, 'courier_topic_messages', { ...tag, state: 'pending' })),
+                    num(metricValue(metrics, 'courier_topic_messages', { ...tag, state: 'sent' })),
+                    num(metricValue(metrics, 'courier_subscriber_deliveries', { ...stag, state: 'delivered' })),
+                    num(metricValue(metrics, 'courier_subscriber_consume_latency', stag) || 0),
+                    h('td', { class: 'num' }, deadLink(metricValue(metrics, 'courier_subscriber_deliveries', { ...stag, state: 'dead' }), t.name, s.name))));
+            }
+        }
+        sections.push(h('h2', {}, 'Topics and subscribers'),
+            table('topics', ['Topic', 'Subscriber', 'Pending (topic)', 'Sent, not all consumed (topic)', 'Delivered, not consumed', 'Consumed (this server)', 'Dead deliveries'], topicRows));
+    } else {
+        sections.push(h('p', { class: 'muted' }, 'Topics, subscribers and metrics: admins only.'));
+    }
+    if (producers) {
+        sections.push(h('h2', {}, 'Producers'), producerTable(producers.producers, metrics));
+    }
+    render(...sections);
+    drawChart();
+}
+
+function deadLink(count, topic, subscriber) {
+    if (!count) return count === undefined ? '–' : '0';
+    return link('#/messages?topic=' + encodeURIComponent(topic) + '&subscriber=' + encodeURIComponent(subscriber)
+        + '&deliveryState=DEAD', String(count));
+}
+
+function record(queue, at, ready, sent, acked) {
+    let series = chartMemory.series.get(queue);
+    if (!series) {
+        series = { ready: chartMemory.times.map(() => null), acked: chartMemory.times.map(() => null) };
+        chartMemory.series.set(queue, series);
+    }
+    series.ready.push(ready);
+    series.acked.push(acked === undefined ? null : acked);
+    for (const list of [series.ready, series.acked]) {
+        while (list.length > HISTORY_POINTS) list.shift();
+    }
+}
+
+function drawChart() {
+    const box = document.getElementById('chart');
+    if (!box || typeof uPlot === 'undefined') return;
+    const names = [...chartMemory.series.keys()].slice(0, 6);
+    const length = chartMemory.times.length;
+    const pad = list => Array(Math.max(0, length - list.length)).fill(null).concat(list.slice(-length));
+    const data = [chartMemory.times.slice()];
+    const series = [{}];
+    const colours = ['#2563eb', '#16a34a', '#dc2626', '#9333ea', '#ea580c', '#0891b2'];
+    names.forEach((name, i) => {
+        data.push(pad(chartMemory.series.get(name).ready));
+        series.push({ label: name + ' ready', stroke: colours[i], scale: 'depth' });
+        data.push(pad(chartMemory.series.get(name).acked));
+        series.push({ label: name + ' acked/s', stroke: colours[i], dash: [6, 4], scale: 'rate' });
+    });
+    box.replaceChildren();
+    new uPlot({
+        width: 900, height: 260, series,
+        scales: { x: { time: true }, depth: { auto: true }, rate: { auto: true } },
+        axes: [{}, { scale: 'depth', label: 'ready' }, { scale: 'rate', side: 1, label: 'acked/s', grid: { show: false } }]
+    }, data, box);
+}
+
+function producerTable(producers, metrics) {
+    return table('producers', ['Producer', 'Circuit', 'Pending', 'Checks due', 'Check-backs committed', 'Rolled back', 'Failed', 'Last error'],
+        producers.map(p => h('tr', {},
+            h('td', {}, p.name),
+            h('td', { class: p.circuit === 'OPEN' ? 'bad' : null }, p.circuit),
+            num(p.pending), num(p.checksDue),
+            num(metrics ? metricValue(metrics, 'courier_producer_check_backs', { producer: p.name, answer: 'committed' }) : undefined),
+            num(metrics ? metricValue(metrics, 'courier_producer_check_backs', { producer: p.name, answer: 'rolled_back' }) : undefined),
+            num(metrics ? metricValue(metrics, 'courier_producer_check_backs', { producer: p.name, answer: 'failed' }) : undefined),
+            h('td', { class: 'muted' }, p.lastError || ''))));
+}
+
+// ---- one queue ---------------------------------------------------------------------------------------------------
+
+const QUEUE_STATES = ['', 'READY', 'SCHEDULED', 'LEASED', 'DEAD'];
+
+async function queuePage(name, query) {
+    const state = query.get('state') || '';
+    const params = new URLSearchParams({ limit: '50' });
+    if (state) params.set('state', state);
+    if (query.get('after')) params.set('after', query.get('after'));
+    const [info, page] = await Promise.all([
+        api('GET', 'queues/' + encodeURIComponent(name)),
+        api('GET', 'queues/' + encodeURIComponent(name) + '/messages?' + params)
+    ]);
+    const select = h('select', { id: 'state', onchange: e => { location.hash = '#/queue/' + encodeURIComponent(name) + (e.target.value ? '?state=' + e.target.value : ''); } },
+        QUEUE_STATES.map(s => h('option', { value: s, selected: s === state }, s || 'all states')));
+    render(
+        h('h2', {}, 'Queue ', name),
+        h('p', {}, `depth ${info.depth}, ready ${info.ready}, dead ${info.dead}; lease ${info.leaseSeconds} s, ${info.maxAttempts} attempts `,
+            info.dead > 0 ? link('#/dead/' + encodeURIComponent(name), '→ dead letters') : ''),
+        h('div', { class: 'bar' }, 'State ', select),
+        messageTable(name, page.messages, m => '#/queue/' + encodeURIComponent(name) + '/' + m.id),
+        pager('#/queue/' + encodeURIComponent(name) + '?' + (state ? 'state=' + state + '&' : ''), page.next));
+}
+
+function messageTable(queue, messages, href, selectable) {
+    return table('messages', [selectable ? '' : null, 'Id', 'State', 'Deliver at', 'Attempt', 'Created', 'Last error'].filter(x => x !== null),
+        messages.map(m => h('tr', { 'data-id': m.id },
+            selectable ? h('td', {}, h('input', { type: 'checkbox', 'data-select': m.id })) : null,
+            h('td', {}, link(href(m), m.id)), h('td', {}, m.state), h('td', {}, when(m.deliverAt)),
+            num(m.attempt), h('td', {}, when(m.createdAt)), h('td', { class: 'muted' }, m.lastError || ''))));
+}
+
+function pager(base, next) {
+    return next ? h('p', {}, link(base + 'after=' + encodeURIComponent(next), 'next page →')) : h('p', { class: 'muted' }, 'end of list');
+}
+
+async function queueMessage(name, id) {
+    const m = await api('GET', 'queues/' + encodeURIComponent(name) + '/messages/' + encodeURIComponent(id));
+    render(h('h2', {}, 'Message ', id),
+        h('p', {}, link('#/queue/' + encodeURIComponent(name), '← queue ' + name)),
+        messageDetails(m));
+}
+
+function messageDetails(m) {
+    return h('div', { id: 'message' },
+        table('fields', ['Field', 'Value'], [
+            ['state', m.state], ['attempt', m.attempt], ['deliver at', when(m.deliverAt)], ['created', when(m.createdAt)],
+            ['lease expires', when(m.leaseExpiresAt)], ['key', m.key || '–'], ['last error', m.lastError || '–'],
+            ['dead since', when(m.deadAt)]].map(([k, v]) => h('tr', {}, h('th', {}, k), h('td', {}, v)))),
+        h('h2', {}, 'Payload (' + m.payloadType + ')'), pretty(m.payload),
+        h('h2', {}, 'Headers'), pretty(m.headers),
+        h('h2', {}, 'History'),
+        m.history ? table('history', ['Attempt', 'Failed at', 'Kind', 'Reason'],
+            m.history.map(a => h('tr', {}, num(a.attempt), h('td', {}, when(a.failedAt)), h('td', {}, a.kind), h('td', {}, a.reason || ''))))
+            : h('p', { class: 'muted' }, 'no failed attempt'));
+}
+
+// ---- dead letters ------------------------------------------------------------------------------------------------
+
+async function deadPage(name, query) {
+    const params = new URLSearchParams({ limit: '50' });
+    if (query.get('after')) params.set('after', query.get('after'));
+    const page = await api('GET', 'queues/' + encodeURIComponent(name) + '/dead?' + params);
+    const path = 'queues/' + encodeURIComponent(name) + '/dead';
+    const selected = () => [...view.querySelectorAll('input[data-select]:checked')].map(b => b.getAttribute('data-select'));
+    const rate = h('input', { id: 'rate', type: 'number', min: '0.001', step: 'any', placeholder: 'all at once', size: 10 });
+    const rateValue = () => rate.value ? { ratePerSecond: Number(rate.value) } : {};
+    const act = async (call, done) => {
+        const answer = await attempt(call);
+        if (answer !== undefined) {
+            notice(done(answer));
+            await route();
+        }
+    };
+    render(
+        h('h2', {}, 'Dead letters of ', link('#/queue/' + encodeURIComponent(name), name)),
+        h('div', { class: 'bar' },
+            h('button', { id: 'replay-selected', onclick: () => act(() => api('POST', path + '/replay', { ids: selected(), ...rateValue() }), a => `replayed ${a.replayed}`) }, 'Replay selected'),
+            h('button', { id: 'replay-all', onclick: () => act(() => api('POST', path + '/replay', { all: true, ...rateValue() }), a => `replayed ${a.replayed}`) }, 'Replay all'),
+            'at', rate, 'per second',
+            h('button', { id: 'purge-selected', onclick: () => confirm(`Delete ${selected().length} dead letters for good?`)
+                && act(() => api('DELETE', path + '?' + selected().map(id => 'id=' + encodeURIComponent(id)).join('&')), a => `purged ${a.purged}`) }, 'Purge selected'),
+            h('button', { id: 'purge-all', onclick: () => confirm(`Delete every dead letter of ${name} for good?`)
+                && act(() => api('DELETE', path), a => `purged ${a.purged}`) }, 'Purge all')),
+        page.messages.length ? messageTable(name, page.messages, m => '#/dead/' + encodeURIComponent(name) + '/' + m.id, true)
+            : h('p', { id: 'no-dead' }, 'No dead letters.'),
+        pager('#/dead/' + encodeURIComponent(name) + '?', page.next));
+}
+
+async function deadMessage(name, id) {
+    const m = await api('GET', 'queues/' + encodeURIComponent(name) + '/dead/' + encodeURIComponent(id));
+    const editor = h('textarea', { id: 'payload' }, JSON.stringify(m.payload, null, 2));
+    render(h('h2', {}, 'Dead letter ', id),
+        h('p', {}, link('#/dead/' + encodeURIComponent(name), '← dead letters of ' + name)),
+        messageDetails(m),
+        h('h2', {}, 'Replay with this payload'), editor,
+        h('div', { class: 'bar' }, h('button', { id: 'replay-edited', onclick: async () => {
+            let payload;
+            try { payload = JSON.parse(editor.value); } catch (e) { showProblem({ title: 'The payload is not JSON', detail: e.message }); return; }
+            const answer = await attempt(() => api('POST', 'queues/' + encodeURIComponent(name) + '/dead/replay', { ids: [id], payload }));
+            if (answer !== undefined) { notice(`replayed ${answer.replayed}`); location.hash = '#/dead/' + encodeURIComponent(name); }
+        } }, 'Replay edited')));
+}
+
+// ---- reliable messages -------------------------------------------------------------------------------------------
+
+const RMS_FILTERS = { state: ['', 'PENDING', 'SENT', 'COMPLETED', 'CANCELLED', 'DEAD'], deliveryState: ['', 'DELIVERED', 'CONSUMED', 'DEAD'] };
+
+async function messagesPage(query) {
+    const params = new URLSearchParams({ limit: '50' });
+    for (const key of ['state', 'topic', 'producer', 'subscriber', 'deliveryState', 'offset']) {
+        if (query.get(key)) params.set(key, query.get(key));
+    }
+    const page = await api('GET', 'messages?' + params);
+    const form = h('form', { class: 'bar', id: 'filters', onsubmit: e => {
+        e.preventDefault();
+        const chosen = new URLSearchParams();
+        for (const input of e.target.elements) { if (input.name && input.value) chosen.set(input.name, input.value); }
+        location.hash = '#/messages?' + chosen;
+    } },
+    Object.entries(RMS_FILTERS).map(([key, values]) => [key, h('select', { name: key }, values.map(v => h('option', { value: v, selected: v === (query.get(key) || '') }, v || 'any')))]),
+    ['topic', 'producer', 'subscriber'].map(key => h('input', { name: key, placeholder: key, value: query.get(key) || '' })),
+    h('button', { type: 'submit' }, 'Filter'));
+    const rows = page.messages.map(m => h('tr', { 'data-id': m.id },
+        h('td', {}, link('#/message/' + m.id, m.id)), h('td', {}, m.topic), h('td', {}, m.producer), h('td', {}, m.state),
+        h('td', {}, m.deliveries.map(d => `${d.subscriber}: ${d.state}`).join(', ')), h('td', {}, when(m.updatedAt))));
+    const next = new URLSearchParams(params);
+    render(h('h2', {}, 'Reliable messages'), form,
+        table('rms', ['Id', 'Topic', 'Producer', 'State', 'Deliveries', 'Updated'], rows),
+        page.next !== null && page.next !== undefined
+            ? h('p', {}, link('#/messages?' + (next.set('offset', page.next), next), 'next page →')) : h('p', { class: 'muted' }, 'end of list'));
+}
+
+async function rmsMessage(id) {
+    const m = await api('GET', 'messages/' + encodeURIComponent(id));
+    const act = async (call, text) => {
+        const answer = await attempt(call);
+        if (answer !== undefined) { notice(text); await route(); }
+    };
+    render(h('h2', {}, 'Reliable message ', id),
+        table('fields', ['Field', 'Value'], [['topic', m.topic], ['producer', m.producer], ['state', m.state], ['checks', m.checks],
+            ['next check', when(m.nextCheckAt)], ['deliver at', when(m.deliverAt)], ['last error', m.lastError || '–'], ['created', when(m.createdAt)]]
+            .map(([k, v]) => h('tr', {}, h('th', {}, k), h('td', {}, v)))),
+        m.state === 'DEAD' ? h('div', { class: 'bar' }, h('button', { id: 'resume', onclick: () => act(() => api('POST', 'messages/' + id + '/resume'), 'resumed') }, 'Resume (check back again)')) : '',
+        h('h2', {}, 'Deliveries'),
+        table('ledger', ['Subscriber', 'State', 'Attempts', 'Retry limit', 'Next attempt', 'Consumed', 'Last error', ''],
+            m.deliveries.map(d => h('tr', { 'data-subscriber': d.subscriber },
+                h('td', {}, d.subscriber), h('td', { class: d.state === 'DEAD' ? 'bad' : null }, d.state), num(d.attempts), num(d.retryLimit),
+                h('td', {}, when(d.nextAttemptAt)), h('td', {}, when(d.consumedAt)), h('td', { class: 'muted' }, d.lastError || ''),
+                h('td', {}, d.state === 'DEAD' ? h('button', { 'data-replay': d.subscriber, onclick: () => act(() => api('POST', 'messages/' + id + '/deliveries/' + encodeURIComponent(d.subscriber) + '/replay'), 'replayed to ' + d.subscriber) }, 'Replay') : '')))),
+        h('h2', {}, 'Payload'), pretty(m.payload), h('h2', {}, 'Headers'), pretty(m.headers),
+        h('h2', {}, 'History'),
+        table('history', ['At', 'Subscriber', 'From', 'To', 'Reason', 'Server'], (m.history || []).map(c => h('tr', {},
+            h('td', {}, when(c.at)), h('td', {}, c.subscriber || ''), h('td', {}, c.from || ''), h('td', {}, c.to), h('td', {}, c.reason || ''), h('td', { class: 'muted' }, c.server)))));
+}
+
+// ---- producers and audit -----------------------------------------------------------------------------------------
+
+async function producersPage() {
+    const [producers, metrics] = await Promise.all([api('GET', 'producers'),
+        api('GET', 'console/metrics').then(j => j.metrics).catch(() => null)]);
+    render(h('h2', {}, 'Producers'), producerTable(producers.producers, metrics),
+        h('p', { class: 'muted' }, 'Check-back URLs: ', producers.producers.map(p => `${p.name} → ${p.checkBackUrl}`).join('; ')));
+}
+
+async function auditPage(query) {
+    const params = new URLSearchParams({ limit: '100' });
+    if (query.get('before')) params.set('before', query.get('before'));
+    const page = await api('GET', 'audit?' + params);
+    const last = page.entries[page.entries.length - 1];
+    render(h('h2', {}, 'Audit'),
+        table('audit', ['At', 'Who', 'Action', 'Target', 'Status'], page.entries.map(e => h('tr', {},
+            h('td', {}, when(e.at)), h('td', {}, e.principal), h('td', {}, e.action), h('td', {}, e.target), num(e.status)))),
+        last && page.entries.length === 100 ? h('p', {}, link('#/audit?before=' + encodeURIComponent(last.at), 'older →')) : h('p', { class: 'muted' }, 'end of list'));
+}
+
+// ---- routing -----------------------------------------------------------------------------------------------------
+
+async function route() {
+    clearInterval(timer);
+    timer = null;
+    const hash = location.hash || '#/';
+    const path = hash.substring(1).split('?')[0].split('/').filter(Boolean).map(decodeURIComponent);
+    const query = queryOf(hash);
+    document.querySelectorAll('header a').forEach(a => a.classList.toggle('active', a.dataset.nav === (path[0] || 'overview')
+        || (a.dataset.nav === 'messages' && path[0] === 'message')));
+    await attempt(async () => {
+        switch (path[0]) {
+            case undefined:
+                await overview();
+                timer = setInterval(() => attempt(overview), REFRESH_MS);
+                break;
+            case 'queue': await (path[2] ? queueMessage(path[1], path[2]) : queuePage(path[1], query)); break;
+            case 'dead': await (path[2] ? deadMessage(path[1], path[2]) : deadPage(path[1], query)); break;
+            case 'messages': await messagesPage(query); break;
+            case 'message': await rmsMessage(path[1]); break;
+            case 'producers': await producersPage(); break;
+            case 'audit': await auditPage(query); break;
+            default: render(h('p', {}, 'No such page.'));
+        }
+    });
+}
+
+window.addEventListener('hashchange', () => { notice(null); route(); });
+route();
