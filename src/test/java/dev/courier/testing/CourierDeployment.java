@@ -21,7 +21,7 @@ public final class CourierDeployment {
         return ShrinkWrap.createFromZipFile(WebArchive.class, built)
                 .addClasses(ArmedFaults.class, SettableClock.class, ProbeDriver.class, TestControlResource.class,
                         Apps.class, LossyCourierApi.class, Orders.class, Orders.Hold.class, Orders.Rows.class,
-                        Downstream.class, UpstreamResource.class)
+                        Downstream.class, UpstreamResource.class, ResponseRecorder.class)
                 .addAsLibrary(ShrinkWrap.create(JavaArchive.class, "courier-test-apps.jar")
                         .addAsManifestResource("test-apps-web-fragment.xml", "web-fragment.xml"));
     }

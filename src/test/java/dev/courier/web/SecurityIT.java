@@ -39,6 +39,7 @@ class SecurityIT {
     /** Who may call what: "METHOD path" as the OpenAPI document spells it. */
     private static final Map<String, Set<String>> EXPECTED = new TreeMap<>(Map.ofEntries(
             Map.entry("GET /api/audit", ADMIN),
+            Map.entry("GET /api/console/metrics", ADMIN),
             Map.entry("POST /api/bench/queue", ADMIN),
             Map.entry("POST /api/bench/queue-cycle", ADMIN),
             Map.entry("POST /api/bench/metrics-refresh", ADMIN),
