@@ -244,23 +244,37 @@ function producerTable(producers, metrics) {
 const QUEUE_STATES = ['', 'READY', 'SCHEDULED', 'LEASED', 'DEAD'];
 
 async function queuePage(name, query) {
-    const state = query.get('state') || '';
+    const filters = ['state', 'key', 'minAttempts', 'deliverFrom', 'deliverTo'];
     const params = new URLSearchParams({ limit: '50' });
-    if (state) params.set('state', state);
-    if (query.get('after')) params.set('after', query.get('after'));
+    for (const key of [...filters, 'after']) {
+        if (query.get(key)) params.set(key, query.get(key));
+    }
     const [info, page] = await Promise.all([
         api('GET', 'queues/' + encodeURIComponent(name)),
         api('GET', 'queues/' + encodeURIComponent(name) + '/messages?' + params)
     ]);
-    const select = h('select', { id: 'state', onchange: e => { location.hash = '#/queue/' + encodeURIComponent(name) + (e.target.value ? '?state=' + e.target.value : ''); } },
-        QUEUE_STATES.map(s => h('option', { value: s, selected: s === state }, s || 'all states')));
+    const base = '#/queue/' + encodeURIComponent(name);
+    const chosen = new URLSearchParams();
+    filters.forEach(key => { if (query.get(key)) chosen.set(key, query.get(key)); });
+    const form = h('form', { class: 'bar', id: 'filters', onsubmit: e => {
+        e.preventDefault();
+        const next = new URLSearchParams();
+        for (const input of e.target.elements) { if (input.name && input.value) next.set(input.name, input.value); }
+        location.hash = base + (next.toString() ? '?' + next : '');
+    } },
+    'State ', h('select', { id: 'state', name: 'state' }, QUEUE_STATES.map(s => h('option', { value: s, selected: s === (query.get('state') || '') }, s || 'all states'))),
+    h('input', { name: 'key', placeholder: 'idempotency key', value: query.get('key') || '' }),
+    h('input', { name: 'minAttempts', type: 'number', min: '0', placeholder: 'min attempts', value: query.get('minAttempts') || '' }),
+    h('input', { name: 'deliverFrom', placeholder: 'deliver from (ISO instant)', value: query.get('deliverFrom') || '' }),
+    h('input', { name: 'deliverTo', placeholder: 'deliver to', value: query.get('deliverTo') || '' }),
+    h('button', { type: 'submit' }, 'Filter'));
     render(
         h('h2', {}, 'Queue ', name),
         h('p', {}, `depth ${info.depth}, ready ${info.ready}, dead ${info.dead}; lease ${info.leaseSeconds} s, ${info.maxAttempts} attempts `,
             info.dead > 0 ? link('#/dead/' + encodeURIComponent(name), '→ dead letters') : ''),
-        h('div', { class: 'bar' }, 'State ', select),
-        messageTable(name, page.messages, m => '#/queue/' + encodeURIComponent(name) + '/' + m.id),
-        pager('#/queue/' + encodeURIComponent(name) + '?' + (state ? 'state=' + state + '&' : ''), page.next));
+        form,
+        messageTable(name, page.messages, m => base + '/' + m.id),
+        pager(base + '?' + (chosen.toString() ? chosen + '&' : ''), page.next));
 }
 
 function messageTable(queue, messages, href, selectable) {
