@@ -93,8 +93,10 @@ function when(instant) {
     return instant ? instant.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '–';
 }
 
-function render(...children) {
-    view.replaceChildren(...children);
+/** Draws a page, unless another route was taken while it loaded ({@code live()} false). */
+function render(live, ...children) {
+    if (live()) view.replaceChildren(...children);
+    return live();
 }
 
 function queryOf(hash) {
@@ -106,6 +108,7 @@ function queryOf(hash) {
 
 const chartMemory = { times: [], series: new Map(), previous: null }; // the chart's memory, kept across visits
 const HISTORY_POINTS = 120; // ten minutes at one point per 5 s
+let chart = null;
 
 function metricValue(metrics, name, tags) {
     const found = metrics.find(m => m.name === name
@@ -121,7 +124,7 @@ function rate(current, previous, name, tags, seconds) {
     return Math.max(0, (now - before) / seconds);
 }
 
-async function overview() {
+async function overview(live = () => true) {
     const [queues, metrics, producers, topics] = await Promise.all([
         api('GET', 'queues'),
         api('GET', 'console/metrics').then(j => j.metrics).catch(p => { if (p.status === 403) return null; throw p; }),
@@ -135,7 +138,7 @@ async function overview() {
         const tags = { queue: q.name };
         const acked = metrics ? rate(metrics, previous, 'courier_queue_acked', tags, elapsed) : undefined;
         const sent = metrics ? rate(metrics, previous, 'courier_queue_sent', tags, elapsed) : undefined;
-        record(q.name, now, q.ready, sent, acked);
+        record(q.name, q.ready, acked);
         return h('tr', { 'data-queue': q.name },
             h('td', {}, link('#/queue/' + encodeURIComponent(q.name), q.name)),
             h('td', { class: 'num', 'data-field': 'depth' }, q.depth),
@@ -148,7 +151,11 @@ async function overview() {
             num(acked === undefined ? '–' : acked.toFixed(1)));
     });
     chartMemory.times.push(now);
-    if (chartMemory.times.length > HISTORY_POINTS) chartMemory.times.shift();
+    if (chartMemory.times.length > HISTORY_POINTS) {
+        chartMemory.times.shift();
+        chartMemory.series.forEach(series => { series.at--; });
+    }
+    alignSeries();
     if (metrics) chartMemory.previous = { at: now, metrics };
 
     const sections = [
@@ -181,8 +188,7 @@ async function overview() {
     if (producers) {
         sections.push(h('h2', {}, 'Producers'), producerTable(producers.producers, metrics));
     }
-    render(...sections);
-    drawChart();
+    if (render(live, ...sections)) drawChart();
 }
 
 function deadLink(count, topic, subscriber) {
@@ -191,16 +197,28 @@ function deadLink(count, topic, subscriber) {
         + '&deliveryState=DEAD', String(count));
 }
 
-function record(queue, at, ready, sent, acked) {
+function record(queue, ready, acked) {
     let series = chartMemory.series.get(queue);
     if (!series) {
-        series = { ready: chartMemory.times.map(() => null), acked: chartMemory.times.map(() => null) };
+        series = { ready: chartMemory.times.map(() => null), acked: chartMemory.times.map(() => null), at: -1 };
         chartMemory.series.set(queue, series);
     }
     series.ready.push(ready);
     series.acked.push(acked === undefined ? null : acked);
-    for (const list of [series.ready, series.acked]) {
-        while (list.length > HISTORY_POINTS) list.shift();
+    series.at = chartMemory.times.length; // recorded for the point about to be added
+}
+
+/** Every series one point per time: a queue missing this time gets a gap, one gone from the window is dropped. */
+function alignSeries() {
+    for (const [name, series] of chartMemory.series) {
+        if (series.at !== chartMemory.times.length - 1) {
+            series.ready.push(null);
+            series.acked.push(null);
+        }
+        for (const list of [series.ready, series.acked]) {
+            while (list.length > chartMemory.times.length) list.shift();
+        }
+        if (series.ready.every(v => v === null)) chartMemory.series.delete(name);
     }
 }
 
@@ -219,8 +237,9 @@ function drawChart() {
         data.push(pad(chartMemory.series.get(name).acked));
         series.push({ label: name + ' acked/s', stroke: colours[i], dash: [6, 4], scale: 'rate' });
     });
+    if (chart) chart.destroy(); // uPlot keeps every live chart (and its listeners) until destroyed
     box.replaceChildren();
-    new uPlot({
+    chart = new uPlot({
         width: 900, height: 260, series,
         scales: { x: { time: true }, depth: { auto: true }, rate: { auto: true } },
         axes: [{}, { scale: 'depth', label: 'ready' }, { scale: 'rate', side: 1, label: 'acked/s', grid: { show: false } }]
@@ -243,7 +262,7 @@ function producerTable(producers, metrics) {
 
 const QUEUE_STATES = ['', 'READY', 'SCHEDULED', 'LEASED', 'DEAD'];
 
-async function queuePage(name, query) {
+async function queuePage(name, query, live = () => true) {
     const filters = ['state', 'key', 'minAttempts', 'deliverFrom', 'deliverTo'];
     const params = new URLSearchParams({ limit: '50' });
     for (const key of [...filters, 'after']) {
@@ -268,16 +287,16 @@ async function queuePage(name, query) {
     h('input', { name: 'deliverFrom', placeholder: 'deliver from (ISO instant)', value: query.get('deliverFrom') || '' }),
     h('input', { name: 'deliverTo', placeholder: 'deliver to', value: query.get('deliverTo') || '' }),
     h('button', { type: 'submit' }, 'Filter'));
-    render(
+    render(live, 
         h('h2', {}, 'Queue ', name),
         h('p', {}, `depth ${info.depth}, ready ${info.ready}, dead ${info.dead}; lease ${info.leaseSeconds} s, ${info.maxAttempts} attempts `,
             info.dead > 0 ? link('#/dead/' + encodeURIComponent(name), '→ dead letters') : ''),
         form,
-        messageTable(name, page.messages, m => base + '/' + m.id),
+        messageTable(page.messages, m => base + '/' + encodeURIComponent(m.id)),
         pager(base + '?' + (chosen.toString() ? chosen + '&' : ''), page.next));
 }
 
-function messageTable(queue, messages, href, selectable) {
+function messageTable(messages, href, selectable) {
     return table('messages', [selectable ? '' : null, 'Id', 'State', 'Deliver at', 'Attempt', 'Created', 'Last error'].filter(x => x !== null),
         messages.map(m => h('tr', { 'data-id': m.id },
             selectable ? h('td', {}, h('input', { type: 'checkbox', 'data-select': m.id })) : null,
@@ -289,9 +308,9 @@ function pager(base, next) {
     return next ? h('p', {}, link(base + 'after=' + encodeURIComponent(next), 'next page →')) : h('p', { class: 'muted' }, 'end of list');
 }
 
-async function queueMessage(name, id) {
+async function queueMessage(name, id, live = () => true) {
     const m = await api('GET', 'queues/' + encodeURIComponent(name) + '/messages/' + encodeURIComponent(id));
-    render(h('h2', {}, 'Message ', id),
+    render(live, h('h2', {}, 'Message ', id),
         h('p', {}, link('#/queue/' + encodeURIComponent(name), '← queue ' + name)),
         messageDetails(m));
 }
@@ -312,14 +331,14 @@ function messageDetails(m) {
 
 // ---- dead letters ------------------------------------------------------------------------------------------------
 
-async function deadPage(name, query) {
+async function deadPage(name, query, live = () => true) {
     const params = new URLSearchParams({ limit: '50' });
     if (query.get('after')) params.set('after', query.get('after'));
     const page = await api('GET', 'queues/' + encodeURIComponent(name) + '/dead?' + params);
     const path = 'queues/' + encodeURIComponent(name) + '/dead';
     const selected = () => [...view.querySelectorAll('input[data-select]:checked')].map(b => b.getAttribute('data-select'));
-    const rate = h('input', { id: 'rate', type: 'number', min: '0.001', step: 'any', placeholder: 'all at once', size: 10 });
-    const rateValue = () => rate.value ? { ratePerSecond: Number(rate.value) } : {};
+    const rateInput = h('input', { id: 'rate', type: 'number', min: '0.001', step: 'any', placeholder: 'all at once', size: 10 });
+    const rateValue = () => rateInput.value ? { ratePerSecond: Number(rateInput.value) } : {};
     const act = async (call, done) => {
         const answer = await attempt(call);
         if (answer !== undefined) {
@@ -327,25 +346,34 @@ async function deadPage(name, query) {
             await route();
         }
     };
-    render(
+    render(live, 
         h('h2', {}, 'Dead letters of ', link('#/queue/' + encodeURIComponent(name), name)),
         h('div', { class: 'bar' },
-            h('button', { id: 'replay-selected', onclick: () => act(() => api('POST', path + '/replay', { ids: selected(), ...rateValue() }), a => `replayed ${a.replayed}`) }, 'Replay selected'),
-            h('button', { id: 'replay-all', onclick: () => act(() => api('POST', path + '/replay', { all: true, ...rateValue() }), a => `replayed ${a.replayed}`) }, 'Replay all'),
-            'at', rate, 'per second',
-            h('button', { id: 'purge-selected', onclick: () => confirm(`Delete ${selected().length} dead letters for good?`)
-                && act(() => api('DELETE', path + '?' + selected().map(id => 'id=' + encodeURIComponent(id)).join('&')), a => `purged ${a.purged}`) }, 'Purge selected'),
+            h('button', { id: 'replay-selected', onclick: () => {
+                const ids = selected();
+                if (!ids.length) { showProblem({ title: 'Nothing selected', detail: 'tick the dead letters to replay' }); return; }
+                act(() => api('POST', path + '/replay', { ids, ...rateValue() }), a => `replayed ${a.replayed}`);
+            } }, 'Replay selected'),
+            h('button', { id: 'replay-all', onclick: () => confirm(`Replay every dead letter of ${name}?`) && act(() => api('POST', path + '/replay', { all: true, ...rateValue() }), a => `replayed ${a.replayed}`) }, 'Replay all'),
+            'at', rateInput, 'per second',
+            h('button', { id: 'purge-selected', onclick: () => {
+                const ids = selected(); // no ids would purge them all: refuse instead
+                if (!ids.length) { showProblem({ title: 'Nothing selected', detail: 'tick the dead letters to purge' }); return; }
+                if (confirm(`Delete ${ids.length} dead letters for good?`)) {
+                    act(() => api('DELETE', path + '?' + ids.map(id => 'id=' + encodeURIComponent(id)).join('&')), a => `purged ${a.purged}`);
+                }
+            } }, 'Purge selected'),
             h('button', { id: 'purge-all', onclick: () => confirm(`Delete every dead letter of ${name} for good?`)
                 && act(() => api('DELETE', path), a => `purged ${a.purged}`) }, 'Purge all')),
-        page.messages.length ? messageTable(name, page.messages, m => '#/dead/' + encodeURIComponent(name) + '/' + m.id, true)
+        page.messages.length ? messageTable(page.messages, m => '#/dead/' + encodeURIComponent(name) + '/' + encodeURIComponent(m.id), true)
             : h('p', { id: 'no-dead' }, 'No dead letters.'),
         pager('#/dead/' + encodeURIComponent(name) + '?', page.next));
 }
 
-async function deadMessage(name, id) {
+async function deadMessage(name, id, live = () => true) {
     const m = await api('GET', 'queues/' + encodeURIComponent(name) + '/dead/' + encodeURIComponent(id));
     const editor = h('textarea', { id: 'payload' }, JSON.stringify(m.payload, null, 2));
-    render(h('h2', {}, 'Dead letter ', id),
+    render(live, h('h2', {}, 'Dead letter ', id),
         h('p', {}, link('#/dead/' + encodeURIComponent(name), '← dead letters of ' + name)),
         messageDetails(m),
         h('h2', {}, 'Replay with this payload'), editor,
@@ -353,7 +381,7 @@ async function deadMessage(name, id) {
             let payload;
             try { payload = JSON.parse(editor.value); } catch (e) { showProblem({ title: 'The payload is not JSON', detail: e.message }); return; }
             const answer = await attempt(() => api('POST', 'queues/' + encodeURIComponent(name) + '/dead/replay', { ids: [id], payload }));
-            if (answer !== undefined) { notice(`replayed ${answer.replayed}`); location.hash = '#/dead/' + encodeURIComponent(name); }
+            if (answer !== undefined) { pendingNotice = `replayed ${answer.replayed}`; location.hash = '#/dead/' + encodeURIComponent(name); }
         } }, 'Replay edited')));
 }
 
@@ -361,7 +389,7 @@ async function deadMessage(name, id) {
 
 const RMS_FILTERS = { state: ['', 'PENDING', 'SENT', 'COMPLETED', 'CANCELLED', 'DEAD'], deliveryState: ['', 'DELIVERED', 'CONSUMED', 'DEAD'] };
 
-async function messagesPage(query) {
+async function messagesPage(query, live = () => true) {
     const params = new URLSearchParams({ limit: '50' });
     for (const key of ['state', 'topic', 'producer', 'subscriber', 'deliveryState', 'offset']) {
         if (query.get(key)) params.set(key, query.get(key));
@@ -377,32 +405,32 @@ async function messagesPage(query) {
     ['topic', 'producer', 'subscriber'].map(key => h('input', { name: key, placeholder: key, value: query.get(key) || '' })),
     h('button', { type: 'submit' }, 'Filter'));
     const rows = page.messages.map(m => h('tr', { 'data-id': m.id },
-        h('td', {}, link('#/message/' + m.id, m.id)), h('td', {}, m.topic), h('td', {}, m.producer), h('td', {}, m.state),
+        h('td', {}, link('#/message/' + encodeURIComponent(m.id), m.id)), h('td', {}, m.topic), h('td', {}, m.producer), h('td', {}, m.state),
         h('td', {}, m.deliveries.map(d => `${d.subscriber}: ${d.state}`).join(', ')), h('td', {}, when(m.updatedAt))));
     const next = new URLSearchParams(params);
-    render(h('h2', {}, 'Reliable messages'), form,
+    render(live, h('h2', {}, 'Reliable messages'), form,
         table('rms', ['Id', 'Topic', 'Producer', 'State', 'Deliveries', 'Updated'], rows),
         page.next !== null && page.next !== undefined
             ? h('p', {}, link('#/messages?' + (next.set('offset', page.next), next), 'next page →')) : h('p', { class: 'muted' }, 'end of list'));
 }
 
-async function rmsMessage(id) {
+async function rmsMessage(id, live = () => true) {
     const m = await api('GET', 'messages/' + encodeURIComponent(id));
     const act = async (call, text) => {
         const answer = await attempt(call);
         if (answer !== undefined) { notice(text); await route(); }
     };
-    render(h('h2', {}, 'Reliable message ', id),
+    render(live, h('h2', {}, 'Reliable message ', id),
         table('fields', ['Field', 'Value'], [['topic', m.topic], ['producer', m.producer], ['state', m.state], ['checks', m.checks],
             ['next check', when(m.nextCheckAt)], ['deliver at', when(m.deliverAt)], ['last error', m.lastError || '–'], ['created', when(m.createdAt)]]
             .map(([k, v]) => h('tr', {}, h('th', {}, k), h('td', {}, v)))),
-        m.state === 'DEAD' ? h('div', { class: 'bar' }, h('button', { id: 'resume', onclick: () => act(() => api('POST', 'messages/' + id + '/resume'), 'resumed') }, 'Resume (check back again)')) : '',
+        m.state === 'DEAD' ? h('div', { class: 'bar' }, h('button', { id: 'resume', onclick: () => act(() => api('POST', 'messages/' + encodeURIComponent(id) + '/resume'), 'resumed') }, 'Resume (check back again)')) : '',
         h('h2', {}, 'Deliveries'),
         table('ledger', ['Subscriber', 'State', 'Attempts', 'Retry limit', 'Next attempt', 'Consumed', 'Last error', ''],
             m.deliveries.map(d => h('tr', { 'data-subscriber': d.subscriber },
                 h('td', {}, d.subscriber), h('td', { class: d.state === 'DEAD' ? 'bad' : null }, d.state), num(d.attempts), num(d.retryLimit),
                 h('td', {}, when(d.nextAttemptAt)), h('td', {}, when(d.consumedAt)), h('td', { class: 'muted' }, d.lastError || ''),
-                h('td', {}, d.state === 'DEAD' ? h('button', { 'data-replay': d.subscriber, onclick: () => act(() => api('POST', 'messages/' + id + '/deliveries/' + encodeURIComponent(d.subscriber) + '/replay'), 'replayed to ' + d.subscriber) }, 'Replay') : '')))),
+                h('td', {}, d.state === 'DEAD' ? h('button', { 'data-replay': d.subscriber, onclick: () => act(() => api('POST', 'messages/' + encodeURIComponent(id) + '/deliveries/' + encodeURIComponent(d.subscriber) + '/replay'), 'replayed to ' + d.subscriber) }, 'Replay') : '')))),
         h('h2', {}, 'Payload'), pretty(m.payload), h('h2', {}, 'Headers'), pretty(m.headers),
         h('h2', {}, 'History'),
         table('history', ['At', 'Subscriber', 'From', 'To', 'Reason', 'Server'], (m.history || []).map(c => h('tr', {},
@@ -411,19 +439,19 @@ async function rmsMessage(id) {
 
 // ---- producers and audit -----------------------------------------------------------------------------------------
 
-async function producersPage() {
+async function producersPage(live = () => true) {
     const [producers, metrics] = await Promise.all([api('GET', 'producers'),
         api('GET', 'console/metrics').then(j => j.metrics).catch(() => null)]);
-    render(h('h2', {}, 'Producers'), producerTable(producers.producers, metrics),
+    render(live, h('h2', {}, 'Producers'), producerTable(producers.producers, metrics),
         h('p', { class: 'muted' }, 'Check-back URLs: ', producers.producers.map(p => `${p.name} → ${p.checkBackUrl}`).join('; ')));
 }
 
-async function auditPage(query) {
+async function auditPage(query, live = () => true) {
     const params = new URLSearchParams({ limit: '100' });
     if (query.get('before')) params.set('before', query.get('before'));
     const page = await api('GET', 'audit?' + params);
     const last = page.entries[page.entries.length - 1];
-    render(h('h2', {}, 'Audit'),
+    render(live, h('h2', {}, 'Audit'),
         table('audit', ['At', 'Who', 'Action', 'Target', 'Status'], page.entries.map(e => h('tr', {},
             h('td', {}, when(e.at)), h('td', {}, e.principal), h('td', {}, e.action), h('td', {}, e.target), num(e.status)))),
         last && page.entries.length === 100 ? h('p', {}, link('#/audit?before=' + encodeURIComponent(last.at), 'older →')) : h('p', { class: 'muted' }, 'end of list'));
@@ -431,30 +459,48 @@ async function auditPage(query) {
 
 // ---- routing -----------------------------------------------------------------------------------------------------
 
+let current = 0; // the latest route(): an older one that finishes late draws nothing
+
 async function route() {
-    clearInterval(timer);
+    const mine = ++current;
+    clearTimeout(timer);
     timer = null;
     const hash = location.hash || '#/';
-    const path = hash.substring(1).split('?')[0].split('/').filter(Boolean).map(decodeURIComponent);
     const query = queryOf(hash);
-    document.querySelectorAll('header a').forEach(a => a.classList.toggle('active', a.dataset.nav === (path[0] || 'overview')
-        || (a.dataset.nav === 'messages' && path[0] === 'message')));
+    document.querySelectorAll('header a').forEach(a => a.classList.remove('active'));
     await attempt(async () => {
-        switch (path[0]) {
-            case undefined:
-                await overview();
-                timer = setInterval(() => attempt(overview), REFRESH_MS);
-                break;
-            case 'queue': await (path[2] ? queueMessage(path[1], path[2]) : queuePage(path[1], query)); break;
-            case 'dead': await (path[2] ? deadMessage(path[1], path[2]) : deadPage(path[1], query)); break;
-            case 'messages': await messagesPage(query); break;
-            case 'message': await rmsMessage(path[1]); break;
-            case 'producers': await producersPage(); break;
-            case 'audit': await auditPage(query); break;
-            default: render(h('p', {}, 'No such page.'));
+        const path = hash.substring(1).split('?')[0].split('/').filter(Boolean).map(decodeURIComponent);
+        document.querySelectorAll('header a').forEach(a => a.classList.toggle('active', a.dataset.nav === (path[0] || 'overview')
+            || (a.dataset.nav === 'messages' && path[0] === 'message')));
+        const page = pageOf(path, query);
+        if (path[0] === undefined) {
+            // The overview follows itself: the next refresh is armed when this one ended, so none overlap.
+            const refresh = async () => {
+                await attempt(() => page(() => mine === current));
+                if (mine === current) timer = setTimeout(refresh, REFRESH_MS);
+            };
+            await refresh();
+        } else {
+            await page(() => mine === current);
         }
     });
 }
 
-window.addEventListener('hashchange', () => { notice(null); route(); });
+/** The page of a route: a function that loads it and draws it while {@code stillCurrent()}. */
+function pageOf(path, query) {
+    switch (path[0]) {
+        case undefined: return overview;
+        case 'queue': return live => (path[2] ? queueMessage(path[1], path[2], live) : queuePage(path[1], query, live));
+        case 'dead': return live => (path[2] ? deadMessage(path[1], path[2], live) : deadPage(path[1], query, live));
+        case 'messages': return live => messagesPage(query, live);
+        case 'message': return live => rmsMessage(path[1], live);
+        case 'producers': return producersPage;
+        case 'audit': return live => auditPage(query, live);
+        default: return async () => render(() => true, h('p', {}, 'No such page.'));
+    }
+}
+
+let pendingNotice = null; // what an action that moved to another page has to say there
+
+window.addEventListener('hashchange', () => { notice(pendingNotice); pendingNotice = null; route(); });
 route();

@@ -1,7 +1,5 @@
 package dev.courier.client;
 
-import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
-import io.opentelemetry.context.Context;
 import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
@@ -25,6 +23,9 @@ import java.util.Objects;
  * {@code traceparent} header.
  */
 public final class HttpCourierApi implements CourierApi {
+
+    /** Whether OpenTelemetry's API is there to read the current span from (it need not be). */
+    private static final boolean TRACING = present("io.opentelemetry.context.Context");
 
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
@@ -89,8 +90,9 @@ public final class HttpCourierApi implements CourierApi {
     private JsonObject call(String method, String path, String body) {
         HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path)).timeout(timeout)
                 .header("Accept", "application/json").header("Authorization", authorization);
-        // The caller's span, if any, becomes the parent of Courier's: a prepare joins the caller's trace.
-        W3CTraceContextPropagator.getInstance().inject(Context.current(), request, HttpRequest.Builder::header);
+        if (TRACING) {
+            TraceHeader.inject(request);
+        }
         if (body == null) {
             request.method(method, HttpRequest.BodyPublishers.noBody());
         } else {
@@ -116,5 +118,22 @@ public final class HttpCourierApi implements CourierApi {
                     + ": " + json.getString("detail", response.body()), null);
         }
         return json;
+    }
+
+    private static boolean present(String type) {
+        try {
+            Class.forName(type, false, HttpCourierApi.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
+    /** The caller's span, if any, goes with the call: a prepare joins the caller's trace. Loaded only with the API. */
+    private static final class TraceHeader {
+        static void inject(HttpRequest.Builder request) {
+            io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator.getInstance()
+                    .inject(io.opentelemetry.context.Context.current(), request, HttpRequest.Builder::header);
+        }
     }
 }

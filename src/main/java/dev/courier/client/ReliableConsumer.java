@@ -1,13 +1,5 @@
 package dev.courier.client;
 
-import io.opentelemetry.api.OpenTelemetry;
-import io.opentelemetry.api.trace.Span;
-import io.opentelemetry.api.trace.SpanKind;
-import io.opentelemetry.api.trace.Tracer;
-import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
-import io.opentelemetry.context.Context;
-import io.opentelemetry.context.Scope;
-import io.opentelemetry.context.propagation.TextMapGetter;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.TextMessage;
@@ -48,37 +40,18 @@ public final class ReliableConsumer {
 
     private static final Logger LOG = Logger.getLogger(ReliableConsumer.class.getName());
     private static final String MESSAGE_ID = "courierMessageId";
-    private static final String TOPIC = "courierTopic";
-    private static final String TRACE = "traceparent";
-
-    /** Reads the W3C trace context from the message's JMS properties. */
-    private static final TextMapGetter<Message> PROPERTIES = new TextMapGetter<>() {
-        @Override
-        public Iterable<String> keys(Message message) {
-            return java.util.List.of(TRACE);
-        }
-
-        @Override
-        public String get(Message message, String key) {
-            try {
-                return message == null ? null : message.getStringProperty(key);
-            } catch (JMSException e) {
-                return null;
-            }
-        }
-    };
-
     private final CourierApi courier;
     private final String subscriber;
     private final DataSource dataSource;
     private final TransactionSynchronizationRegistry transactions;
-    private final Tracer tracer;
+    /** A {@code Tracer}, or null: typed Object so that the class loads where OpenTelemetry's API is absent. */
+    private final Object tracer;
     private final Clock clock = Clock.systemUTC();
 
     /** @param subscriber this consumer's subscriber name, as registered on the topic */
     public ReliableConsumer(CourierApi courier, String subscriber, DataSource dataSource,
             TransactionSynchronizationRegistry transactions) {
-        this(courier, subscriber, dataSource, transactions, OpenTelemetry.noop().getTracer("courier-client"));
+        this(null, courier, subscriber, dataSource, transactions);
     }
 
     /**
@@ -86,11 +59,19 @@ public final class ReliableConsumer {
      * the publish span whose W3C context the message carries in its {@code traceparent} property, and current
      * while the handler runs, so the handler's own spans join the message's trace.
      *
-     * @param tracer e.g. the one MicroProfile Telemetry injects ({@code @Inject Tracer})
+     * @param tracer an OpenTelemetry {@code io.opentelemetry.api.trace.Tracer}, e.g. the one MicroProfile Telemetry
+     *        injects ({@code @Inject Tracer}); typed {@code Object} so that this class loads, and the consumer
+     *        without a tracer works, where OpenTelemetry's API is absent
+     * @throws IllegalArgumentException when {@code tracer} is no {@code Tracer}
      */
     public ReliableConsumer(CourierApi courier, String subscriber, DataSource dataSource,
-            TransactionSynchronizationRegistry transactions, Tracer tracer) {
-        this.tracer = Objects.requireNonNull(tracer, "tracer is required");
+            TransactionSynchronizationRegistry transactions, Object tracer) {
+        this(ProcessSpan.tracer(tracer), courier, subscriber, dataSource, transactions);
+    }
+
+    private ReliableConsumer(Object tracer, CourierApi courier, String subscriber, DataSource dataSource,
+            TransactionSynchronizationRegistry transactions) {
+        this.tracer = tracer;
         this.courier = Objects.requireNonNull(courier, "courier is required");
         this.subscriber = Objects.requireNonNull(subscriber, "subscriber is required");
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource is required");
@@ -124,33 +105,27 @@ public final class ReliableConsumer {
                 report(id, status == Status.STATUS_COMMITTED, failure[0]);
             }
         });
-        Span span = processSpan(message, id);
-        try (Scope scope = span.makeCurrent()) {
+        AutoCloseable span = tracer == null ? null : ProcessSpan.start(tracer, message, id, subscriber);
+        try {
             if (seen(id)) {
-                span.setAttribute("courier.duplicate", true);
+                if (span != null) { // ProcessSpan is loaded only when tracing: it needs OpenTelemetry's API
+                    ProcessSpan.duplicate(span);
+                }
                 return false;
             }
             handler.handle(id, payload(message));
             return true;
         } catch (Exception | Error e) {
             failure[0] = e.toString();
-            span.recordException(e);
+            if (span != null) {
+                ProcessSpan.failed(span, e);
+            }
             throw e;
         } finally {
-            span.end();
+            if (span != null) {
+                span.close();
+            }
         }
-    }
-
-    private Span processSpan(Message message, String id) throws JMSException {
-        String topic = message.getStringProperty(TOPIC);
-        Context parent = W3CTraceContextPropagator.getInstance().extract(Context.root(), message, PROPERTIES);
-        return tracer.spanBuilder("process " + topic).setSpanKind(SpanKind.CONSUMER).setParent(parent)
-                .setAttribute("messaging.system", "activemq")
-                .setAttribute("messaging.operation.type", "process")
-                .setAttribute("messaging.destination.name", topic == null ? "" : topic)
-                .setAttribute("messaging.consumer.group.name", subscriber)
-                .setAttribute("messaging.message.id", id)
-                .startSpan();
     }
 
     private boolean seen(String id) throws SQLException {

@@ -131,10 +131,11 @@ public class TransactionalQueue {
                         continue;
                     }
                 }
-                Map<String, String> headers = traces.record(Passage.SEND, MessageTraces.COURIER, queue.value(), id,
+                String headers = Headers.encode(options.headers()); // the limits hold for what the caller gave
+                Map<String, String> traced = traces.record(Passage.SEND, MessageTraces.COURIER, queue.value(), id,
                         options.headers());
                 rows.add(new MessageStore.NewMessage(id, queue, deliverAt, options.key(), message.payload(),
-                        Headers.encode(headers), now));
+                        traced == options.headers() ? headers : dev.courier.platform.Columns.json(traced), now));
                 results.add(new Sent(id, deliverAt, false));
             }
             if (!rows.isEmpty()) {

@@ -1,5 +1,6 @@
 package dev.courier.reliable;
 
+import dev.courier.platform.Columns;
 import dev.courier.platform.FaultInjection;
 import dev.courier.platform.ProblemException;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -79,7 +80,7 @@ class Protocol {
             Map<String, String> traced = traces.record(Passage.SEND, MessageTraces.ARTEMIS, request.topic(), id,
                     request.headers());
             if (traced != request.headers()) {
-                headers = Content.encodeHeaders(traced);
+                headers = Columns.json(traced); // checked as the caller gave them: the trace header is Courier's
             }
             store.insertMessage(c, new ReliableStore.MessageRow(id, request.topic(), request.producer(),
                     MessageState.PENDING, payload, headers, checkBack.toMillis(), request.deliverAt(), 0,
@@ -111,7 +112,7 @@ class Protocol {
         }
         Map<String, String> kept = new java.util.HashMap<>(given);
         kept.put(MessageTraces.HEADER, trace);
-        return Content.encodeHeaders(kept);
+        return Columns.json(kept); // the caller's headers were checked; the trace header is Courier's
     }
 
     Outcome confirm(String id, Optional<String> payload, Optional<Map<String, String>> headers, String reason) {
@@ -120,11 +121,11 @@ class Protocol {
         Instant now = clock.instant();
         try (Connection c = store.connection()) {
             ReliableStore.MessageRow m = lock(c, id);
-            if (headers.isPresent()) {
-                finalHeaders = keepTrace(headers.get(), m.headers(), finalHeaders);
-            }
             if (m.state() == MessageState.SENT || m.state() == MessageState.COMPLETED) {
                 return new Outcome(id, m.state());
+            }
+            if (headers.isPresent()) {
+                finalHeaders = keepTrace(headers.get(), m.headers(), finalHeaders);
             }
             require(m, MessageState.SENT, "confirmed");
             ReliableStore.MessageRow sent = new ReliableStore.MessageRow(m.id(), m.topic(), m.producer(),

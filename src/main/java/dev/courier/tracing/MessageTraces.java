@@ -77,6 +77,7 @@ public class MessageTraces {
      */
     public Map<String, String> record(Passage passage, String system, String destination, String messageId,
             Map<String, String> headers) {
+        headers = headers == null ? Map.of() : headers;
         Context parent = passage == Passage.SEND ? Context.current() : carried(headers);
         var builder = tracer.spanBuilder(passage.operation + " " + destination).setSpanKind(passage.kind)
                 .setParent(parent)
@@ -100,7 +101,7 @@ public class MessageTraces {
     }
 
     /** The trace context {@code headers} carry, or the root context when they carry none (or a malformed one). */
-    public static Context carried(Map<String, String> headers) {
+    private static Context carried(Map<String, String> headers) {
         if (headers == null || !headers.containsKey(HEADER)) {
             return Context.root();
         }

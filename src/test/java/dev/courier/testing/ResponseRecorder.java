@@ -29,7 +29,7 @@ import java.nio.file.StandardOpenOption;
 @WebFilter(urlPatterns = "/api/*", asyncSupported = true)
 public class ResponseRecorder extends HttpFilter {
 
-    private static final int MAX_BODY = 64 * 1024;
+    private static final int MAX_BODY = 1024 * 1024;
     private static final Path FILE = Path.of(System.getenv().getOrDefault("COURIER_DATA_DIR", "target/it-data"),
             "contract", "responses.jsonl");
 
@@ -73,7 +73,8 @@ public class ResponseRecorder extends HttpFilter {
         }
         String line = Json.createObjectBuilder().add("method", request.getMethod()).add("path", request.getRequestURI())
                 .add("status", response.getStatus()).add("contentType", type == null ? "" : type)
-                .add("body", response.copy.toString(StandardCharsets.UTF_8)).build().toString();
+                .add("body", response.copy.toString(StandardCharsets.UTF_8))
+                .add("truncated", response.copy.size() >= MAX_BODY).build().toString();
         try {
             synchronized (ResponseRecorder.class) {
                 Files.createDirectories(FILE.getParent());

@@ -28,7 +28,7 @@ import org.yaml.snakeyaml.Yaml;
  * The OpenAPI document ({@code META-INF/openapi.yaml}, served at {@code /openapi}) is the contract, written by
  * hand; this test keeps it from drifting from the code: it lists exactly the operations the JAX-RS resources
  * declare, every operation names its real success and error answers, every error answer is a problem body, and
- * every reference resolves. (Whether the answers match the code's real responses is {@code OpenApiIT}'s part.)
+ * every reference resolves. (Whether the answers match the code's real responses is {@code ContractCheckServerIT}'s part.)
  */
 class OpenApiDocumentTest {
 

@@ -197,6 +197,45 @@ class SecurityIT {
     }
 
     @Test
+    void should_refuse_a_change_a_browser_makes_for_another_site_and_keep_the_console_out_of_frames() {
+        String queue = "csrf_" + java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        String own = "http://localhost:" + System.getProperty("it.http.port", "19080");
+        for (String[] header : new String[][] {{"Origin", "http://evil.example"}, {"Sec-Fetch-Site", "cross-site"},
+                {"Origin", "null"}}) {
+            Http.Response refused = http.send(HttpRequest.newBuilder(http.uri("api/queues/" + queue))
+                    .header("Authorization", http.authorization()).header(header[0], header[1])
+                    .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString("{}")));
+            assertEquals(403, refused.status(), header[0] + ": " + header[1] + " → " + refused);
+            assertEquals("urn:courier:problem:cross-site-request", refused.json().getString("type"));
+            assertEquals(404, http.get("api/queues/" + queue).status(), "nothing was created");
+        }
+        Http.Response sameOrigin = http.send(HttpRequest.newBuilder(http.uri("api/queues/" + queue))
+                .header("Authorization", http.authorization()).header("Origin", own).header("Sec-Fetch-Site", "same-origin")
+                .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString("{}")));
+        assertEquals(201, sameOrigin.status(), "the console's own requests pass: " + sameOrigin);
+        assertEquals(200, http.send(HttpRequest.newBuilder(http.uri("api/queues")).header("Authorization", http.authorization())
+                .header("Origin", "http://evil.example").GET()).status(), "reading is not refused");
+        assertEquals(204, http.delete("api/queues/" + queue).status());
+
+        java.net.http.HttpResponse<String> console = rawGet("console/");
+        assertEquals("DENY", console.headers().firstValue("X-Frame-Options").orElse(null));
+    }
+
+    private java.net.http.HttpResponse<String> rawGet(String path) {
+        try {
+            return java.net.http.HttpClient.newBuilder().version(java.net.http.HttpClient.Version.HTTP_1_1).build()
+                    .send(HttpRequest.newBuilder(http.uri(path)).timeout(java.time.Duration.ofSeconds(10))
+                    .header("Authorization", http.authorization()).GET().build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
     void should_keep_health_and_the_api_document_open() {
         assertEquals(200, http.anonymous().get("health/live").status());
         assertEquals(200, http.anonymous().get("openapi").status());
