@@ -2,7 +2,7 @@ package dev.courier.console;
 
 import dev.courier.web.Roles;
 import jakarta.annotation.security.RolesAllowed;
-import jakarta.enterprise.context.RequestScoped;
+import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
@@ -26,7 +26,7 @@ import org.eclipse.microprofile.metrics.Timer;
  * read from memory: no query. Admins only, as {@code /metrics} is.
  */
 @Path("console")
-@RequestScoped
+@ApplicationScoped // holds no request state, like the other resources
 public class ConsoleResource {
 
     @Inject

@@ -51,9 +51,9 @@ import java.util.Locale;
 public class QueueResource {
 
     /*
-     * ANSWERS_NOTHING: an operation that answers 204 (nothing on success, a problem on failure) also produces
+     * The operations that answer 204 (nothing on success, a problem on failure) also produce
      * application/problem+json, so a client that accepts only that (what generated clients send for such an
-     * operation) gets through instead of a 406. (Two entries: RESTEasy does not split one comma-separated string.)
+     * operation) gets through instead of a 406. Two entries: RESTEasy does not split one comma-separated string.
      */
 
     private static final double MAX_SECONDS = 100L * 365 * 24 * 3600; // delays have no practical upper limit
@@ -130,7 +130,7 @@ public class QueueResource {
     @RolesAllowed(Roles.ADMIN)
     @DELETE
     @Path("{queue}")
-    @Produces({MediaType.APPLICATION_JSON, ProblemMapper.PROBLEM_JSON}) // see ANSWERS_NOTHING
+    @Produces({MediaType.APPLICATION_JSON, ProblemMapper.PROBLEM_JSON}) // answers 204: see above
     public void drop(@PathParam("queue") String name) {
         queues.drop(QueueName.of(name));
     }
@@ -288,7 +288,7 @@ public class QueueResource {
     @POST
     @Path("{queue}/messages/{id}/release")
     @Consumes(MediaType.APPLICATION_JSON)
-    @Produces({MediaType.APPLICATION_JSON, ProblemMapper.PROBLEM_JSON}) // see ANSWERS_NOTHING
+    @Produces({MediaType.APPLICATION_JSON, ProblemMapper.PROBLEM_JSON}) // answers 204: see above
     public void release(@PathParam("queue") String name, @PathParam("id") String id, JsonValue body) {
         JsonRequest request = JsonRequest.of(body);
         Duration delay = request.seconds("delaySeconds", 0, MAX_SECONDS).orElse(null);
@@ -300,7 +300,7 @@ public class QueueResource {
     @POST
     @Path("{queue}/ack")
     @Consumes(MediaType.APPLICATION_JSON)
-    @Produces({MediaType.APPLICATION_JSON, ProblemMapper.PROBLEM_JSON}) // see ANSWERS_NOTHING
+    @Produces({MediaType.APPLICATION_JSON, ProblemMapper.PROBLEM_JSON}) // answers 204: see above
     public void ackAll(@PathParam("queue") String name, JsonValue body) {
         List<String> tokens = JsonRequest.of(body).strings("leaseTokens")
                 .orElseThrow(() -> ProblemException.invalid("'leaseTokens' is required: the leases to acknowledge"));
@@ -310,7 +310,7 @@ public class QueueResource {
     @RolesAllowed(Roles.CONSUMER)
     @DELETE
     @Path("{queue}/messages/{id}")
-    @Produces({MediaType.APPLICATION_JSON, ProblemMapper.PROBLEM_JSON}) // see ANSWERS_NOTHING
+    @Produces({MediaType.APPLICATION_JSON, ProblemMapper.PROBLEM_JSON}) // answers 204: see above
     public void ack(@PathParam("queue") String name, @PathParam("id") String id,
             @HeaderParam("Lease-Token") String header, @QueryParam("leaseToken") String query) {
         // The header keeps the token out of access logs; the query parameter stays for existing clients.

@@ -110,6 +110,33 @@ class TraceServerIT {
                 "the reply was prepared while the order was processed");
     }
 
+    @Test
+    void a_prepare_with_all_its_headers_is_traced_and_a_confirm_with_new_headers_keeps_the_trace() {
+        String name = "traced-" + Long.toHexString(System.nanoTime());
+        int port = Integer.parseInt(System.getProperty("it.http.port", "19080")) + 5;
+        assertEquals(201, http.post("api/producers", "{\"name\": \"" + name + "\", \"checkBackUrl\": "
+                + "\"http://localhost:" + port + "/api/scenario/check-back/" + name + "\"}").status());
+        assertEquals(201, http.post("api/topics/" + name + "/subscribers", "{\"name\": \"audit\"}").status());
+        StringBuilder headers = new StringBuilder();
+        for (int i = 0; i < 32; i++) { // the most a caller may give: the trace header is Courier's, on top
+            headers.append(i == 0 ? "" : ", ").append("\"h").append(i).append("\": \"v\"");
+        }
+        String trace = hex(16);
+        Http.Response prepared = http.send(HttpRequest.newBuilder(http.uri("api/messages"))
+                .header("Content-Type", "application/json").header("traceparent", "00-" + trace + "-" + hex(8) + "-01")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"topic\": \"" + name + "\", \"producer\": \"" + name
+                        + "\", \"payload\": {\"n\": 1}, \"headers\": {" + headers + "}}")));
+        assertEquals(201, prepared.status(), "tracing on does not push a prepare over the header limit: " + prepared);
+        String id = prepared.json().getString("id");
+        Http.Response confirmed = http.post("api/messages/" + id + "/confirm", "{\"headers\": {\"final\": \"yes\"}}");
+        assertEquals(200, confirmed.status(), confirmed::toString);
+
+        JsonObject prepare = span(trace, "send " + name, "PRODUCER");
+        JsonObject publish = span(trace, "publish " + name, "PRODUCER");
+        assertEquals(prepare.getString("id"), publish.getString("parentId"),
+                "the confirm's own headers left out traceparent: the publish goes on from the prepare");
+    }
+
     /** The one span of {@code trace} with this name and kind, once exported. */
     private static JsonObject span(String trace, String name, String kind) {
         return Eventually.await(name + " exported in trace " + trace, EXPORTED, () -> {
