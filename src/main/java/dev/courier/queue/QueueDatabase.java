@@ -13,6 +13,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import javax.sql.DataSource;
 
@@ -37,7 +38,13 @@ class QueueDatabase {
     @Inject
     private TimeShift shift;
 
+    @Inject
+    private QueueSettings settings;
+
     private volatile QueueDialect dialect;
+    /** The database's clock minus this server's, measured at {@link #measuredAt} (System.nanoTime; 0 = never). */
+    private volatile Duration offset = Duration.ZERO;
+    private volatile long measuredAt;
 
     Connection connection() throws SQLException {
         return dataSource.getConnection();
@@ -52,17 +59,36 @@ class QueueDatabase {
         return current;
     }
 
-    /** The database's time, for an operation that reads no queue first (those get it with the queue). */
+    /**
+     * The database's time. A PostgreSQL server is not asked on every operation: the gap between its clock and
+     * this server's is measured at most every {@code courier.queue.clock-refresh} (1 s) and added to this
+     * server's clock, so servers agree to within a query's round trip and the drift of a second.
+     */
     Instant now(Connection connection) throws SQLException {
         String select = dialect().selectClock();
         if (select == null) {
             return clock.instant();
         }
-        try (PreparedStatement query = connection.prepareStatement(select);
-                ResultSet rows = query.executeQuery()) {
-            rows.next();
-            return time(instant(rows, 1));
+        long measured = measuredAt;
+        if (measured == 0 || System.nanoTime() - measured > settings.clockRefresh.toNanos()) {
+            Instant sent = ownTime();
+            try (PreparedStatement query = connection.prepareStatement(select);
+                    ResultSet rows = query.executeQuery()) {
+                rows.next();
+                Instant database = instant(rows, 1);
+                Instant received = ownTime();
+                // the database read its clock somewhere in the round trip: take the middle
+                offset = Duration.between(sent.plus(Duration.between(sent, received).dividedBy(2)), database);
+                measuredAt = System.nanoTime();
+                return time(database);
+            }
         }
+        return time(ownTime().plus(offset));
+    }
+
+    /** This server's clock (skewed or not), without the tests' shift: what the database's is measured against. */
+    private Instant ownTime() {
+        return clock.instant().minus(shift.ahead());
     }
 
     /** A time the database gave ({@code null} where the server's clock is the database's), shifted for tests. */

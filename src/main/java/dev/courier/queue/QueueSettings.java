@@ -60,6 +60,19 @@ class QueueSettings {
     @ConfigProperty(name = "courier.queue.max-page-bytes", defaultValue = "4194304")
     long maxPageBytes;
 
+    /**
+     * How long a server uses its copy of a queue's definition (settings and grants) before reading it again: the
+     * bound on how late a change made on another server takes effect here if its notice is lost (see QueueSpecs).
+     */
+    @Inject
+    @ConfigProperty(name = "courier.queue.settings-ttl", defaultValue = "PT1S")
+    Duration settingsTtl;
+
+    /** How often a server measures the database's clock against its own (PostgreSQL; see QueueDatabase). */
+    @Inject
+    @ConfigProperty(name = "courier.queue.clock-refresh", defaultValue = "PT1S")
+    Duration clockRefresh;
+
     /** Most messages in one batch send or one batch acknowledgement. */
     @Inject
     @ConfigProperty(name = "courier.queue.max-batch", defaultValue = "1000")

@@ -7,9 +7,10 @@ package dev.courier.queue;
 public final class QueueSql {
 
     /**
-     * A queue's settings and the database's clock, read together at the start of an operation: every lease,
-     * delivery time and expiry the operation writes or compares is taken from this clock, never from the
-     * server's, so servers whose clocks disagree still agree on when a lease ends. Parameter: name.
+     * A queue's settings and the database's clock, read together when a server has no recent copy of the
+     * settings (QueueSpecs): every lease, delivery time and expiry an operation writes or compares is taken from
+     * the database's clock (QueueDatabase measures it against the server's), so servers whose clocks disagree
+     * still agree on when a lease ends. Parameter: name.
      */
     public static final String SELECT_QUEUE = "SELECT name, lease_ms, max_attempts, backoff_initial_ms, "
             + "backoff_multiplier, backoff_max_ms, clock_timestamp(), grants FROM courier_queue WHERE name = ?";

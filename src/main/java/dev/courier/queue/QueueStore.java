@@ -43,6 +43,9 @@ class QueueStore {
     @Inject
     private QueueDatabase database;
 
+    @Inject
+    private QueueSpecs specs;
+
     /** A queue's settings and the database's time, read together at the start of an operation. */
     record QueueNow(QueueSpec spec, Instant now) {
     }
@@ -69,9 +72,21 @@ class QueueStore {
         }
     }
 
-    /** The queue's settings and the time. @throws QueueNotFoundException 404 when it does not exist */
+    /**
+     * The queue's settings and the time, the settings from this server's recent copy when it has one
+     * ({@link QueueSpecs}). Code that changes a definition reads it with {@link #queue} instead.
+     *
+     * @throws QueueNotFoundException 404 when it does not exist
+     */
     QueueNow requireQueue(Connection connection, QueueName name) throws SQLException {
-        return queue(connection, name).orElseThrow(() -> new QueueNotFoundException(name));
+        Optional<QueueSpec> copy = specs.cached(name);
+        if (copy.isPresent()) {
+            return new QueueNow(copy.get(), database.now(connection));
+        }
+        long before = specs.beforeRead();
+        QueueNow read = queue(connection, name).orElseThrow(() -> new QueueNotFoundException(name));
+        specs.remember(read.spec(), before);
+        return read;
     }
 
     /**
@@ -121,6 +136,7 @@ class QueueStore {
             update.setString(keepGrants ? 7 : 8, spec.name().value());
             update.executeUpdate();
         }
+        specs.changedOnCommit(spec.name());
     }
 
     /** Deletes the queue, its idempotency keys and (by {@code ON DELETE CASCADE}) its messages. */
@@ -132,6 +148,7 @@ class QueueStore {
             queue.setString(1, name.value());
             queue.executeUpdate();
         }
+        specs.changedOnCommit(name);
     }
 
     /**

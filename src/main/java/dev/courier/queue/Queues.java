@@ -76,7 +76,8 @@ public class Queues {
      */
     public void drop(QueueName name) {
         try (Connection connection = database.connection()) {
-            store.requireQueue(connection, name);
+            // Read, not this server's copy: another server may have dropped it already.
+            store.queue(connection, name).orElseThrow(() -> new QueueNotFoundException(name));
             store.delete(connection, name);
         } catch (SQLException e) {
             throw new IllegalStateException("dropping queue " + name + " failed", e);

@@ -66,6 +66,9 @@ public class TransactionalQueue {
     private QueueSettings settings;
 
     @Inject
+    private QueueSpecs specs;
+
+    @Inject
     private Waiters waiters;
 
     @Inject
@@ -145,6 +148,10 @@ public class TransactionalQueue {
             }
             return results;
         } catch (SQLException e) {
+            if (isForeignKeyViolation(e)) { // dropped on another server since this one read it
+                specs.forget(queue);
+                throw new QueueNotFoundException(queue);
+            }
             throw new IllegalStateException("send to " + queue + " failed", e);
         }
     }
@@ -442,6 +449,16 @@ public class TransactionalQueue {
             waiters.wake(queue);
             wakeUps.publish(queue);
         });
+    }
+
+    /** The message row's queue is gone (SQLState 23503 on both databases, perhaps behind a batch's chain). */
+    private static boolean isForeignKeyViolation(SQLException e) {
+        for (SQLException next = e; next != null; next = next.getNextException()) {
+            if ("23503".equals(next.getSQLState())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String abbreviate(String reason) {

@@ -12,8 +12,8 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * Wakes this server's receivers waiting on a queue when another server's send to it committed (see
- * {@link WakeUps}). A non-durable subscription: each server gets every wake-up while it runs, none while it is
+ * Wakes this server's receivers waiting on a queue when another server's send to it committed, and forgets this
+ * server's copy of a definition another server changed (see {@link WakeUps}). A non-durable subscription: each server gets every wake-up while it runs, none while it is
  * down (its receivers are gone then too). The topic is named in {@code server.xml}
  * ({@code jmsActivationSpec id="courier/WakeUpListener"}).
  */
@@ -31,11 +31,20 @@ public class WakeUpListener implements MessageListener {
     @Inject
     private Waiters waiters;
 
+    @Inject
+    private QueueSpecs specs;
+
     @Override
     public void onMessage(Message message) {
         try {
-            if (!wakeUps.isOwn(message.getStringProperty(WakeUps.ORIGIN))) {
-                waiters.wake(QueueName.of(message.getBody(String.class)));
+            if (wakeUps.isOwn(message.getStringProperty(WakeUps.ORIGIN))) {
+                return; // this server acted on it already
+            }
+            QueueName queue = QueueName.of(message.getBody(String.class));
+            if (message.getBooleanProperty(WakeUps.SETTINGS)) {
+                specs.forget(queue);
+            } else {
+                waiters.wake(queue);
             }
         } catch (JMSException | RuntimeException e) {
             // A wake-up is a hint: a bad one is dropped, never redelivered; waiters still poll.

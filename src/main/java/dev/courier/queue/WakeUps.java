@@ -18,7 +18,7 @@ import java.util.logging.Logger;
 
 /**
  * Tells the other servers that a send to a queue committed, so that their waiting receivers claim at once
- * instead of at their next poll. The channel is the broker Courier already runs: a non-persistent message on the
+ * instead of at their next poll, and that a queue's definition changed, so that they forget their copy of it. The channel is the broker Courier already runs: a non-persistent message on the
  * topic {@value #TOPIC}, which every server's {@link WakeUpListener} reads. Best effort by design: a lost
  * wake-up (broker down, server starting) only delays a receiver until its next poll, never loses a message.
  *
@@ -32,6 +32,8 @@ class WakeUps {
 
     static final String TOPIC = "courier.queue.wakeups";
     static final String ORIGIN = "origin";
+    /** True on a notice that a queue's definition changed (receivers are not woken by it). */
+    static final String SETTINGS = "settings";
     private static final Logger LOG = Logger.getLogger(WakeUps.class.getName());
 
     /** This server's mark on its wake-ups, so that its own listener skips them (local waiters woke directly). */
@@ -56,10 +58,22 @@ class WakeUps {
         long interval = settings.wakeUpInterval.toNanos();
         long wait = Math.max(0, lastSent.getOrDefault(queue, System.nanoTime() - interval) + interval - System.nanoTime());
         try {
-            scheduler.schedule(() -> send(queue), wait, TimeUnit.NANOSECONDS);
+            scheduler.schedule(() -> send(queue, false), wait, TimeUnit.NANOSECONDS);
         } catch (RuntimeException e) {
             scheduled.remove(queue);
             LOG.log(Level.FINE, "wake-up for " + queue + " not scheduled; other servers poll", e);
+        }
+    }
+
+    /**
+     * Tells the other servers that {@code queue}'s definition changed or went, so that they forget their copy
+     * ({@link QueueSpecs}); returns at once. Sent whether or not wake-ups are on: definitions change rarely.
+     */
+    void settingsChanged(QueueName queue) {
+        try {
+            scheduler.execute(() -> send(queue, true));
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, "notice of " + queue + "'s new settings not sent; other servers re-read them soon", e);
         }
     }
 
@@ -67,14 +81,16 @@ class WakeUps {
         return origin.equals(messageOrigin);
     }
 
-    private void send(QueueName queue) {
-        lastSent.put(queue, System.nanoTime());
-        scheduled.remove(queue); // before sending: a send committed from now on schedules a wake-up of its own
+    private void send(QueueName queue, boolean settings) {
+        if (!settings) {
+            lastSent.put(queue, System.nanoTime());
+            scheduled.remove(queue); // before sending: a send committed from now on schedules a wake-up of its own
+        }
         try (JMSContext jms = connectionFactory.createContext()) {
             jms.createProducer().setDeliveryMode(DeliveryMode.NON_PERSISTENT).setProperty(ORIGIN, origin)
-                    .send(jms.createTopic(TOPIC), queue.value());
+                    .setProperty(SETTINGS, settings).send(jms.createTopic(TOPIC), queue.value());
         } catch (JMSRuntimeException e) {
-            LOG.log(Level.FINE, "wake-up for " + queue + " not sent; other servers poll", e);
+            LOG.log(Level.FINE, "notice for " + queue + " not sent; other servers poll", e);
         }
     }
 }

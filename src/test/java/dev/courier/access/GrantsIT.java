@@ -82,6 +82,17 @@ class GrantsIT {
     }
 
     @Test
+    void should_apply_a_changed_grant_to_the_very_next_request() {
+        admin.put("api/queues/" + queue, "{\"grants\": {\"send\": [\"user:producer\"]}}");
+        assertEquals(201, send(producer).status()); // the server now holds a copy of the definition
+        notGranted(send(partner), null);
+
+        assertEquals(200, admin.put("api/queues/" + queue, "{\"grants\": {\"send\": [\"user:partner\"]}}").status());
+        notGranted(send(producer), "'producer' is not granted send on queue " + queue);
+        assertEquals(201, send(partner).status());
+    }
+
+    @Test
     void should_refuse_malformed_grants_with_400_and_change_nothing() {
         admin.put("api/queues/" + queue, "{\"grants\": {\"send\": [\"user:producer\"]}}");
         for (String bad : new String[] {"{\"grants\": []}", "{\"grants\": {\"publish\": [\"user:a\"]}}",

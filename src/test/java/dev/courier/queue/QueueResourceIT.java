@@ -18,6 +18,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -160,6 +161,27 @@ class QueueResourceIT {
         assertEquals(204, http.delete("api/queues/" + queue).status());
         assertProblem(404, http.get("api/queues/" + queue));
         assertProblem(404, http.delete("api/queues/" + queue));
+    }
+
+    @Test
+    void should_use_a_changed_or_dropped_definition_from_the_very_next_request() {
+        assertLeaseSeconds(30); // the server now holds a copy of the definition
+        assertEquals(200, http.put("api/queues/" + queue, "{\"leaseSeconds\": 3}").status());
+        assertLeaseSeconds(3);
+
+        assertEquals(204, http.delete("api/queues/" + queue).status());
+        assertProblem(404, http.post(messages(), "{\"payload\": 3}"));
+        assertProblem(404, http.post(receive(), "{\"max\": 1}"));
+    }
+
+    /** Sends a message and receives it at once: its lease ends about {@code seconds} after it was sent. */
+    private void assertLeaseSeconds(double seconds) {
+        Http.Response sent = http.post(messages(), "{\"payload\": 1}");
+        assertEquals(201, sent.status(), sent::toString);
+        JsonObject delivery = http.post(receive(), "{\"max\": 1}").json().getJsonArray("messages").getJsonObject(0);
+        double lease = Duration.between(Instant.parse(sent.json().getString("deliverAt")),
+                Instant.parse(delivery.getString("leaseExpiresAt"))).toMillis() / 1000.0;
+        assertTrue(lease >= seconds && lease < seconds + 2, "lease of " + lease + " s, not about " + seconds);
     }
 
     @Test

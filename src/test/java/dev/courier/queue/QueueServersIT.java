@@ -248,6 +248,35 @@ class QueueServersIT {
         assertEquals(0, first.http().get("api/queues/" + queue).json().getInt("dead"));
     }
 
+    @Test
+    void should_follow_a_definition_changed_or_dropped_on_the_other_server() {
+        String queue = define(first.http(), "spec");
+        assertEquals(LEASE.toSeconds(), leaseSeconds(second.http(), queue), 1.0); // the second now holds a copy
+
+        assertEquals(200, first.http().put("api/queues/" + queue, "{\"leaseSeconds\": 9}").status());
+        // The first server's notice reaches the second in milliseconds; its copy lives 1 s at most without it.
+        long changed = System.nanoTime();
+        dev.courier.testing.Eventually.until("the second server uses the new lease", Duration.ofSeconds(5),
+                () -> leaseSeconds(second.http(), queue) > 8);
+        System.out.println("definition change seen on the other server after "
+                + (System.nanoTime() - changed) / 1_000_000 + " ms");
+
+        assertEquals(204, first.http().delete("api/queues/" + queue).status());
+        Http.Response sent = second.http().post("api/queues/" + queue + "/messages", "{\"payload\": 1}");
+        assertEquals(404, sent.status(), "a send to a queue dropped elsewhere fails at once: " + sent);
+        assertEquals("application/problem+json", sent.contentType());
+    }
+
+    /** Sends a message on {@code http}'s server and receives it there: the lease it gets, in seconds. */
+    private static double leaseSeconds(Http http, String queue) {
+        Http.Response sent = http.post("api/queues/" + queue + "/messages", "{\"payload\": 1}");
+        assertEquals(201, sent.status(), sent::toString);
+        JsonObject delivery = http.post("api/queues/" + queue + "/receive", "{\"max\": 1}").json()
+                .getJsonArray("messages").getJsonObject(0);
+        return Duration.between(Instant.parse(sent.json().getString("deliverAt")),
+                Instant.parse(delivery.getString("leaseExpiresAt"))).toMillis() / 1000.0;
+    }
+
     private static String define(Http http, String prefix) {
         String queue = prefix + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         Http.Response created = http.put("api/queues/" + queue, "{\"leaseSeconds\": " + LEASE.toSeconds()
