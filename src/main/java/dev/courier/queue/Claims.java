@@ -54,11 +54,20 @@ class Claims {
      * @throws dev.courier.access.NotGrantedException 403 when the queue's grants do not let {@code caller} consume
      */
     List<Delivery> claim(QueueName queue, int max, Duration lease, Caller caller) {
+        try (Connection connection = database.connection()) {
+            return claim(connection, queue, max, lease, caller);
+        } catch (SQLException e) {
+            throw new IllegalStateException("receive from " + queue + " failed", e);
+        }
+    }
+
+    /** {@link #claim(QueueName, int, Duration, Caller)} on a connection the caller holds in this transaction. */
+    List<Delivery> claim(Connection connection, QueueName queue, int max, Duration lease, Caller caller) {
         if (max < 1 || max > settings.maxReceive) {
             throw ProblemException.invalid("max must be between 1 and " + settings.maxReceive);
         }
         long start = System.nanoTime();
-        try (Connection connection = database.connection()) {
+        try {
             QueueStore.QueueNow located = queues.requireQueue(connection, queue, caller, Action.CONSUME);
             QueueSpec spec = located.spec();
             Instant now = located.now();

@@ -348,6 +348,17 @@ public class TransactionalQueue {
         if (tokens.isEmpty()) {
             return;
         }
+        try (Connection connection = database.connection()) {
+            ackAll(connection, queue, tokens);
+        } catch (SQLException e) {
+            throw new IllegalStateException("ack of " + tokens.size() + " messages failed", e);
+        }
+    }
+
+    private void ackAll(Connection connection, QueueName queue, List<String> tokens) throws SQLException {
+        if (tokens.isEmpty()) {
+            return;
+        }
         if (tokens.size() > settings.maxBatch) {
             throw ProblemException.invalid("at most " + settings.maxBatch + " tokens per acknowledgement");
         }
@@ -355,36 +366,32 @@ public class TransactionalQueue {
         if (ids.stream().distinct().count() != ids.size()) {
             throw ProblemException.invalid("a message is named twice in one acknowledgement");
         }
-        try (Connection connection = database.connection()) {
-            // Which rows were deleted, not a batch's counts: a driver may answer a batch with "no info" per row.
-            java.util.Set<String> deleted = database.dialect().deleteLeased(connection, queue, ids, tokens);
-            if (deleted.size() == ids.size()) {
-                if (queue != null) {
-                    meters.onCommit(QueueMeters.Event.ACKED, queue, ids.size());
-                }
-                return;
+        // Which rows were deleted, not a batch's counts: a driver may answer a batch with "no info" per row.
+        java.util.Set<String> deleted = database.dialect().deleteLeased(connection, queue, ids, tokens);
+        if (deleted.size() == ids.size()) {
+            if (queue != null) {
+                meters.onCommit(QueueMeters.Event.ACKED, queue, ids.size());
             }
-            for (int i = 0; i < ids.size(); i++) { // name the first token that matched nothing; all roll back
-                String id = ids.get(i);
-                if (deleted.contains(id)) {
-                    continue;
-                }
-                Optional<StoredMessage> left = store.find(connection, id);
-                if (left.isEmpty()) {
-                    throw new MessageGoneException(id);
-                }
-                if (queue != null && !left.get().queue().equals(queue)) {
-                    throw new ProblemException(404, "Message not found", "there is no message '" + id
-                            + "' in queue " + queue);
-                }
-                if (!tokens.get(i).equals(left.get().leaseToken())) {
-                    throw StaleLeaseException.of(id);
-                }
-            }
-            throw new IllegalStateException(deleted.size() + " rows deleted for " + ids.size() + " tokens");
-        } catch (SQLException e) {
-            throw new IllegalStateException("ack of " + tokens.size() + " messages failed", e);
+            return;
         }
+        for (int i = 0; i < ids.size(); i++) { // name the first token that matched nothing; all roll back
+            String id = ids.get(i);
+            if (deleted.contains(id)) {
+                continue;
+            }
+            Optional<StoredMessage> left = store.find(connection, id);
+            if (left.isEmpty()) {
+                throw new MessageGoneException(id);
+            }
+            if (queue != null && !left.get().queue().equals(queue)) {
+                throw new ProblemException(404, "Message not found", "there is no message '" + id
+                        + "' in queue " + queue);
+            }
+            if (!tokens.get(i).equals(left.get().leaseToken())) {
+                throw StaleLeaseException.of(id);
+            }
+        }
+        throw new IllegalStateException(deleted.size() + " rows deleted for " + ids.size() + " tokens");
     }
 
     /**
@@ -398,8 +405,12 @@ public class TransactionalQueue {
     /** {@link #ackAndReceive(QueueName, List, int, Duration)} on behalf of {@code caller}. */
     public List<Delivery> ackAndReceive(QueueName queue, List<String> tokens, int max, Duration lease,
             Caller caller) {
-        ackAll(queue, tokens);
-        return claims.claim(queue, max, lease, caller);
+        try (Connection connection = database.connection()) { // one connection handle for both
+            ackAll(connection, queue, tokens);
+            return claims.claim(connection, queue, max, lease, caller);
+        } catch (SQLException e) {
+            throw new IllegalStateException("ack and receive on " + queue + " failed", e);
+        }
     }
 
     /**
