@@ -55,6 +55,14 @@ class QueueSettings {
     @ConfigProperty(name = "courier.queue.wake-up-interval", defaultValue = "PT0.02S")
     Duration wakeUpInterval;
 
+    /**
+     * How often a server announces itself on the wake-up topic; a server that heard no other for three of these
+     * publishes no wake-ups (it is alone).
+     */
+    @Inject
+    @ConfigProperty(name = "courier.queue.presence-interval", defaultValue = "PT5S")
+    Duration presenceInterval;
+
     /** Payload bytes one page of a message query carries at most (it ends early, with a next cursor). */
     @Inject
     @ConfigProperty(name = "courier.queue.max-page-bytes", defaultValue = "4194304")

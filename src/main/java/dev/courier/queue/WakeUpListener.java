@@ -40,8 +40,13 @@ public class WakeUpListener implements MessageListener {
             if (wakeUps.isOwn(message.getStringProperty(WakeUps.ORIGIN))) {
                 return; // this server acted on it already
             }
+            wakeUps.heard(); // whatever it says, another server is up and listening
+            String kind = message.getStringProperty(WakeUps.KIND);
+            if (WakeUps.PRESENCE.equals(kind)) {
+                return;
+            }
             QueueName queue = QueueName.of(message.getBody(String.class));
-            if (message.getBooleanProperty(WakeUps.SETTINGS)) {
+            if (WakeUps.SETTINGS.equals(kind)) {
                 specs.forget(queue);
             } else {
                 waiters.wake(queue);

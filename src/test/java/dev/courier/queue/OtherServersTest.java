@@ -1,0 +1,30 @@
+package dev.courier.queue;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class OtherServersTest {
+
+    private static final long SECOND = 1_000_000_000L;
+    private final OtherServers others = new OtherServers(Duration.ofSeconds(5));
+
+    @Test
+    void should_count_nobody_listening_until_another_server_is_heard() {
+        assertFalse(others.listening(-7 * SECOND), "nothing heard yet, whatever the clock reads");
+        assertFalse(others.listening(0));
+        assertTrue(others.heard(100 * SECOND), "the first server heard is news: answer it");
+        assertTrue(others.listening(100 * SECOND));
+    }
+
+    @Test
+    void should_keep_listening_for_three_intervals_and_then_forget() {
+        others.heard(100 * SECOND);
+        assertFalse(others.heard(104 * SECOND), "heard again within the window: not news");
+        assertTrue(others.listening(119 * SECOND), "one lost announcement (at 109 s) changes nothing");
+        assertFalse(others.listening(120 * SECOND));
+        assertTrue(others.heard(121 * SECOND), "a server heard after the window is news again");
+    }
+}
