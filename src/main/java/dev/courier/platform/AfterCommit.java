@@ -39,6 +39,11 @@ public class AfterCommit {
         }
     }
 
+    /** Whether the current transaction has work recorded under {@code key} (false without a transaction). */
+    public boolean recorded(String key) {
+        return transactions.getTransactionKey() != null && transactions.getResource(key) != null;
+    }
+
     /**
      * Applies {@code update} to the state of {@code key} in this transaction (made by {@code create} on first
      * use), and has {@code committed} get that state once the transaction has committed.

@@ -37,7 +37,7 @@ public class Presence {
     @PostConstruct
     void schedule() {
         if (settings.crossServerWakeUps) {
-            timers.createIntervalTimer(FIRST_MILLIS, settings.presenceInterval.toMillis(),
+            timers.createIntervalTimer(FIRST_MILLIS, settings.presence().toMillis(),
                     new TimerConfig("courier.queue.presence", false));
         }
     }

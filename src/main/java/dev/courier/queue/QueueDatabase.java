@@ -13,7 +13,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import javax.sql.DataSource;
 
@@ -42,9 +41,15 @@ class QueueDatabase {
     private QueueSettings settings;
 
     private volatile QueueDialect dialect;
-    /** The database's clock minus this server's, measured at {@link #measuredAt} (System.nanoTime; 0 = never). */
-    private volatile Duration offset = Duration.ZERO;
-    private volatile long measuredAt;
+
+    /** A reading of the database's clock, and this server's {@link System#nanoTime} at that moment. */
+    private record Reading(Instant database, long nanos) {
+    }
+
+    /** A reading whose round trip took longer than this is not used while an earlier one is at hand. */
+    private static final long MAX_ROUND_TRIP_NANOS = 10_000_000;
+    private volatile Reading reading;
+    private volatile long triedAt;
 
     Connection connection() throws SQLException {
         return dataSource.getConnection();
@@ -60,35 +65,35 @@ class QueueDatabase {
     }
 
     /**
-     * The database's time. A PostgreSQL server is not asked on every operation: the gap between its clock and
-     * this server's is measured at most every {@code courier.queue.clock-refresh} (1 s) and added to this
-     * server's clock, so servers agree to within a query's round trip and the drift of a second.
+     * The database's time. A PostgreSQL server is not asked on every operation: its clock is read at most every
+     * {@code courier.queue.clock-refresh} (1 s), and between readings the time is that reading plus the time
+     * elapsed on this server's monotonic clock. The database read its clock somewhere within the query's round
+     * trip, so a reading stands for the middle of it; readings whose round trip exceeded 10 ms are not used while
+     * an earlier one is at hand. Servers therefore agree on the time to within a few milliseconds whatever their
+     * wall clocks say (one 30 s ahead in {@code QueueServersIT}); a wall clock set back or forward changes
+     * nothing.
      */
     Instant now(Connection connection) throws SQLException {
         String select = dialect().selectClock();
         if (select == null) {
             return clock.instant();
         }
-        long measured = measuredAt;
-        if (measured == 0 || System.nanoTime() - measured > settings.clockRefresh.toNanos()) {
-            Instant sent = ownTime();
-            try (PreparedStatement query = connection.prepareStatement(select);
-                    ResultSet rows = query.executeQuery()) {
-                rows.next();
-                Instant database = instant(rows, 1);
-                Instant received = ownTime();
-                // the database read its clock somewhere in the round trip: take the middle
-                offset = Duration.between(sent.plus(Duration.between(sent, received).dividedBy(2)), database);
-                measuredAt = System.nanoTime();
-                return time(database);
-            }
+        long start = System.nanoTime();
+        Reading known = reading;
+        if (known != null && start - triedAt <= settings.clockRefresh.toNanos()) {
+            return time(known.database().plusNanos(start - known.nanos()));
         }
-        return time(ownTime().plus(offset));
-    }
-
-    /** This server's clock (skewed or not), without the tests' shift: what the database's is measured against. */
-    private Instant ownTime() {
-        return clock.instant().minus(shift.ahead());
+        triedAt = start;
+        try (PreparedStatement query = connection.prepareStatement(select);
+                ResultSet rows = query.executeQuery()) {
+            rows.next();
+            Instant database = instant(rows, 1);
+            long roundTrip = System.nanoTime() - start;
+            if (known == null || roundTrip <= MAX_ROUND_TRIP_NANOS) {
+                reading = new Reading(database, start + roundTrip / 2);
+            }
+            return time(database);
+        }
     }
 
     /** A time the database gave ({@code null} where the server's clock is the database's), shifted for tests. */

@@ -63,6 +63,11 @@ class QueueSettings {
     @ConfigProperty(name = "courier.queue.presence-interval", defaultValue = "PT5S")
     Duration presenceInterval;
 
+    /** {@link #presenceInterval}, at least a second (a zero or negative setting must not stop the start). */
+    Duration presence() {
+        return presenceInterval.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : presenceInterval;
+    }
+
     /** Payload bytes one page of a message query carries at most (it ends early, with a next cursor). */
     @Inject
     @ConfigProperty(name = "courier.queue.max-page-bytes", defaultValue = "4194304")
@@ -76,7 +81,7 @@ class QueueSettings {
     @ConfigProperty(name = "courier.queue.settings-ttl", defaultValue = "PT1S")
     Duration settingsTtl;
 
-    /** How often a server measures the database's clock against its own (PostgreSQL; see QueueDatabase). */
+    /** How often a server reads the database's clock (PostgreSQL; see QueueDatabase.now). */
     @Inject
     @ConfigProperty(name = "courier.queue.clock-refresh", defaultValue = "PT1S")
     Duration clockRefresh;

@@ -13,7 +13,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * no query for a queue's settings. How the copy stays correct:
  * <ul>
  * <li>a definition changed or dropped through this server is forgotten here when that transaction commits, so
- * the next operation reads the new one;</li>
+ * the next operation reads the new one; the transaction that changes it neither uses nor keeps a copy of it (it
+ * might roll back);</li>
  * <li>other servers hear of the change on the wake-up topic ({@link WakeUps#settingsChanged}) and forget their
  * copy when the notice arrives (milliseconds);</li>
  * <li>no copy is used longer than {@code courier.queue.settings-ttl} (1 s) after it was read: the bound on
@@ -43,6 +44,9 @@ class QueueSpecs {
 
     /** The copy of {@code name}'s definition, if one was read less than the time to live ago. */
     Optional<QueueSpec> cached(QueueName name) {
+        if (changingHere(name)) {
+            return Optional.empty();
+        }
         Copy copy = copies.get(name);
         if (copy == null || System.nanoTime() - copy.readAt() > settings.settingsTtl.toNanos()) {
             return Optional.empty();
@@ -57,6 +61,9 @@ class QueueSpecs {
 
     /** Keeps {@code spec}, read from the database after {@code before}, unless a definition changed since. */
     void remember(QueueSpec spec, long before) {
+        if (changingHere(spec.name())) {
+            return; // not committed yet: other operations must not see it
+        }
         long readAt = System.nanoTime();
         copies.put(spec.name(), new Copy(spec, readAt));
         if (generation.get() != before) {
@@ -75,10 +82,19 @@ class QueueSpecs {
      * forget theirs: for a definition that changes or goes.
      */
     void changedOnCommit(QueueName name) {
-        afterCommit.record("courier.queue.settings." + name.value(), () -> Boolean.TRUE, changed -> { },
+        afterCommit.record(key(name), () -> Boolean.TRUE, changed -> { },
                 changed -> {
                     forget(name);
                     wakeUps.settingsChanged(name);
                 });
+    }
+
+    /** Whether the current transaction changed {@code name}'s definition. */
+    private boolean changingHere(QueueName name) {
+        return afterCommit.recorded(key(name));
+    }
+
+    private static String key(QueueName name) {
+        return "courier.queue.settings." + name.value();
     }
 }

@@ -46,7 +46,7 @@ class QueueStore {
     @Inject
     private QueueSpecs specs;
 
-    /** A queue's settings and the database's time, read together at the start of an operation. */
+    /** A queue's settings (this server's copy, or read) and the database's time, at the start of an operation. */
     record QueueNow(QueueSpec spec, Instant now) {
     }
 

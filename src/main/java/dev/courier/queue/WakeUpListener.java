@@ -37,20 +37,17 @@ public class WakeUpListener implements MessageListener {
     @Override
     public void onMessage(Message message) {
         try {
-            if (wakeUps.isOwn(message.getStringProperty(WakeUps.ORIGIN))) {
-                return; // this server acted on it already
+            String origin = message.getStringProperty(WakeUps.ORIGIN);
+            if (origin == null || wakeUps.isOwn(origin)) {
+                return; // this server acted on it already (or it is no server's)
             }
-            wakeUps.heard(); // whatever it says, another server is up and listening
+            wakeUps.heard(origin); // whatever it says, that server is up and listening
             String kind = message.getStringProperty(WakeUps.KIND);
-            if (WakeUps.PRESENCE.equals(kind)) {
-                return;
-            }
-            QueueName queue = QueueName.of(message.getBody(String.class));
-            if (WakeUps.SETTINGS.equals(kind)) {
-                specs.forget(queue);
-            } else {
-                waiters.wake(queue);
-            }
+            if (kind == null || WakeUps.WAKE.equals(kind)) { // no kind: a server of a version before kinds
+                waiters.wake(QueueName.of(message.getBody(String.class)));
+            } else if (WakeUps.SETTINGS.equals(kind)) {
+                specs.forget(QueueName.of(message.getBody(String.class)));
+            } // PRESENCE, or a kind of a later version: nothing more to do
         } catch (JMSException | RuntimeException e) {
             // A wake-up is a hint: a bad one is dropped, never redelivered; waiters still poll.
             LOG.log(Level.FINE, "ignored a malformed queue wake-up", e);

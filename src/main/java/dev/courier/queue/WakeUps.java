@@ -1,5 +1,6 @@
 package dev.courier.queue;
 
+import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedScheduledExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -27,9 +28,11 @@ import java.util.logging.Logger;
  * one wake-up at its end. Under load, when receivers rarely wait, the broker carries a few dozen wake-ups a
  * second per queue instead of one per send (one per send halved the send rate on two cores).
  *
- * <p>Only while another server listens: every server announces itself every
- * {@code courier.queue.presence-interval} (5 s) and answers a server it had not heard of, and a server that has
- * heard no other for three intervals publishes no wake-ups (a server alone spent 3–8 % of its CPU on them).
+ * <p>Only while another server listens: every server announces itself a second after it starts and then every
+ * {@code courier.queue.presence-interval} (5 s), and answers at once each server it had not heard of (so two
+ * servers know of each other about a second after the later one started); a server that has heard no other for
+ * three intervals publishes no wake-ups (a server alone spent 3–8 % of its CPU on them). A server of a version
+ * before this never announces itself: until all are upgraded, receivers waiting on it poll.
  */
 @ApplicationScoped
 class WakeUps {
@@ -60,11 +63,11 @@ class WakeUps {
     @Inject
     private QueueSettings settings;
 
-    private volatile OtherServers others;
+    private OtherServers others;
 
     /** Wakes other servers' receivers on {@code queue}; returns at once. */
     void publish(QueueName queue) {
-        if (!settings.crossServerWakeUps || !others().listening(System.nanoTime()) || !scheduled.add(queue)) {
+        if (!settings.crossServerWakeUps || !others.listening(System.nanoTime()) || !scheduled.add(queue)) {
             return; // off, nobody else listens, or a wake-up for this queue is already scheduled and covers this
         }
         long interval = settings.wakeUpInterval.toNanos();
@@ -94,9 +97,9 @@ class WakeUps {
         send(PRESENCE, origin);
     }
 
-    /** Another server spoke on the topic: it listens. One this server had not heard of is answered at once. */
-    void heard() {
-        if (others().heard(System.nanoTime())) {
+    /** The server {@code origin} spoke on the topic: it listens. One this server had not heard of is answered at once. */
+    void heard(String origin) {
+        if (others.heard(origin, System.nanoTime())) {
             try {
                 scheduler.execute(this::announce);
             } catch (RuntimeException e) {
@@ -105,12 +108,9 @@ class WakeUps {
         }
     }
 
-    private OtherServers others() {
-        OtherServers known = others;
-        if (known == null) {
-            others = known = new OtherServers(settings.presenceInterval);
-        }
-        return known;
+    @PostConstruct
+    void start() {
+        others = new OtherServers(settings.presence());
     }
 
     boolean isOwn(String messageOrigin) {

@@ -15,16 +15,24 @@ class OtherServersTest {
     void should_count_nobody_listening_until_another_server_is_heard() {
         assertFalse(others.listening(-7 * SECOND), "nothing heard yet, whatever the clock reads");
         assertFalse(others.listening(0));
-        assertTrue(others.heard(100 * SECOND), "the first server heard is news: answer it");
+        assertTrue(others.heard("a", 100 * SECOND), "the first server heard is news: answer it");
         assertTrue(others.listening(100 * SECOND));
     }
 
     @Test
     void should_keep_listening_for_three_intervals_and_then_forget() {
-        others.heard(100 * SECOND);
-        assertFalse(others.heard(104 * SECOND), "heard again within the window: not news");
+        others.heard("a", 100 * SECOND);
+        assertFalse(others.heard("a", 104 * SECOND), "heard again within the window: not news");
         assertTrue(others.listening(119 * SECOND), "one lost announcement (at 109 s) changes nothing");
         assertFalse(others.listening(120 * SECOND));
-        assertTrue(others.heard(121 * SECOND), "a server heard after the window is news again");
+        assertTrue(others.heard("a", 121 * SECOND), "a server heard after the window is news again");
+    }
+
+    @Test
+    void should_answer_each_new_server_even_while_others_are_heard() {
+        others.heard("a", 100 * SECOND);
+        assertTrue(others.heard("b", 101 * SECOND), "a third server (or a restarted one) is news");
+        assertFalse(others.heard("b", 102 * SECOND));
+        assertFalse(others.heard("a", 103 * SECOND));
     }
 }

@@ -119,6 +119,25 @@ class TransactionalQueueIT {
         assertEquals(1, counted(QueueMeters.Event.RECEIVED));
     }
 
+    @Test
+    void should_neither_use_nor_keep_a_definition_whose_transaction_rolls_back() throws Exception {
+        assertEquals(10, leaseSeconds(), 1.0); // the server now holds a copy of the definition
+
+        transaction.begin();
+        queues.define(new QueueSpec(name, Duration.ofSeconds(60), 3, Backoff.DEFAULT));
+        assertEquals(60, leaseSeconds(), 1.0, "the transaction that changed the queue sees its change");
+        transaction.rollback();
+
+        assertEquals(10, leaseSeconds(), 1.0, "nobody sees a change that rolled back");
+    }
+
+    /** Sends a message and receives one at once: the seconds from its delivery time to the end of the lease. */
+    private double leaseSeconds() {
+        Sent sent = queue.send(name, Payload.json("{\"n\": 1}"), SendOptions.now());
+        Delivery delivery = queue.receive(name, 1).get(0);
+        return Duration.between(sent.deliverAt(), delivery.leaseExpiresAt()).toMillis() / 1000.0;
+    }
+
     private long counted(QueueMeters.Event event) {
         org.eclipse.microprofile.metrics.Counter counter = registry.getCounters()
                 .get(new org.eclipse.microprofile.metrics.MetricID(event.metric(),
