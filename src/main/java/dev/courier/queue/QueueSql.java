@@ -9,7 +9,7 @@ public final class QueueSql {
     /**
      * A queue's settings and the database's clock, read together when a server has no recent copy of the
      * settings (QueueSpecs): every lease, delivery time and expiry an operation writes or compares is taken from
-     * the database's clock (QueueDatabase measures it against the server's), so servers whose clocks disagree
+     * the database's clock (QueueDatabase.now reads it once a second), so servers whose clocks disagree
      * still agree on when a lease ends. Parameter: name.
      */
     public static final String SELECT_QUEUE = "SELECT name, lease_ms, max_attempts, backoff_initial_ms, "

@@ -20,8 +20,9 @@ import java.util.logging.Logger;
 /**
  * Tells the other servers that a send to a queue committed, so that their waiting receivers claim at once
  * instead of at their next poll, and that a queue's definition changed, so that they forget their copy of it. The
- * channel is the broker Courier already runs: a non-persistent message on the topic {@value #TOPIC}, which every server's {@link WakeUpListener} reads. Best effort by design: a lost
- * wake-up (broker down, server starting) only delays a receiver until its next poll, never loses a message.
+ * channel is the broker Courier already runs: a non-persistent message on the topic {@value #TOPIC}, which every
+ * server's {@link WakeUpListener} reads. Best effort by design: a lost wake-up (broker down, server starting)
+ * only delays a receiver until its next poll, never loses a message.
  *
  * <p>Off the committing thread, and at most one per queue per {@code courier.queue.wake-up-interval} (20 ms): a
  * send to a queue that has not woken anyone lately publishes at once; sends within the interval after it share
@@ -92,12 +93,12 @@ class WakeUps {
         }
     }
 
-    /** Tells the other servers this one listens (on its presence timer, and in answer to a server it had not heard). */
+    /** Tells the other servers this one listens: on its presence timer, and in answer to a server new to it. */
     void announce() {
         send(PRESENCE, origin);
     }
 
-    /** The server {@code origin} spoke on the topic: it listens. One this server had not heard of is answered at once. */
+    /** The server {@code origin} spoke on the topic, so it listens; one new to this server is answered at once. */
     void heard(String origin) {
         if (others.heard(origin, System.nanoTime())) {
             try {
