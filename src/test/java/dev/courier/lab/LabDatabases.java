@@ -197,7 +197,7 @@ final class LabDatabases implements AutoCloseable {
                     own = pid.getInt(1);
                 }
                 try (PreparedStatement cut = orders.prepareStatement("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                        + "WHERE datname = ? AND pid <> ?")) {
+                        + "WHERE datname = ? AND pid <> ? AND usename = current_user AND backend_type = 'client backend'")) {
                     cut.setString(1, database);
                     cut.setInt(2, own);
                     cut.executeQuery().close();
