@@ -33,7 +33,7 @@ final class RawQueueBaseline {
     RawQueueBaseline(String url, String user, String password) {
         // the settings Courier's datasource has (datasource-postgres.xml): batches as multi-row INSERTs, and the
         // session plans on indexes, not on a scan of a table that only looks small
-        this.url = url + (url.contains("?") ? "&" : "?") + "reWriteBatchedInserts=true&options=-c%20enable_seqscan%3Doff";
+        this.url = url + (url.contains("?") ? "&" : "?") + "reWriteBatchedInserts=true&options=-c%20enable_seqscan%3Doff%20-c%20jit%3Doff";
         this.user = user;
         this.password = password;
     }
