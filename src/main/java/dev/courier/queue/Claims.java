@@ -54,7 +54,7 @@ class Claims {
      * @throws dev.courier.access.NotGrantedException 403 when the queue's grants do not let {@code caller} consume
      */
     List<Delivery> claim(QueueName queue, int max, Duration lease, Caller caller) {
-        try (Connection connection = database.connection()) {
+        try (Connection connection = database.planned()) {
             return claim(connection, queue, max, lease, caller);
         } catch (SQLException e) {
             throw new IllegalStateException("receive from " + queue + " failed", e);
@@ -107,7 +107,7 @@ class Claims {
      * @return how many were given back
      */
     int giveBack(QueueName queue, List<Delivery> deliveries) {
-        try (Connection connection = database.connection()) {
+        try (Connection connection = database.planned()) {
             Instant now = queues.requireQueue(connection, queue).now();
             int given = 0;
             for (Delivery delivery : deliveries) {

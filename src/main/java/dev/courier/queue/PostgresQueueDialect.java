@@ -26,6 +26,13 @@ final class PostgresQueueDialect implements QueueDialect {
             + "WHERE " + KEY_RELEASED + " RETURNING message_id";
 
     @Override
+    public void planOnIndexes(Connection connection) throws SQLException {
+        try (PreparedStatement plan = connection.prepareStatement(QueueSql.PLAN_ON_INDEXES_POSTGRESQL)) {
+            plan.executeQuery().close();
+        }
+    }
+
+    @Override
     public List<Claimed> claim(Connection connection, QueueSpec queue, int max, Duration lease, Instant now)
             throws SQLException {
         Instant expiry = now.plus(lease);

@@ -8,6 +8,7 @@ import dev.courier.platform.TimeShift;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -40,7 +41,13 @@ class QueueDatabase {
     @Inject
     private QueueSettings settings;
 
+    @Resource
+    private TransactionSynchronizationRegistry transactions;
+
     private volatile QueueDialect dialect;
+
+    /** Marks a transaction whose statements already plan on the queue's indexes. */
+    private static final Object PLANNED = new Object();
 
     /** A reading of the database's clock, and this server's {@link System#nanoTime} at that moment. */
     private record Reading(Instant database, long nanos) {
@@ -53,6 +60,26 @@ class QueueDatabase {
 
     Connection connection() throws SQLException {
         return dataSource.getConnection();
+    }
+
+    /**
+     * A connection for claims, acknowledgements, renewals, releases and the queues' counts: the first in a
+     * transaction has the rest of the transaction plan on the queue's indexes ({@link QueueDialect#planOnIndexes}),
+     * so that a table that only looks small is not scanned whole. Once per transaction; without one, a connection
+     * as it comes.
+     */
+    Connection planned() throws SQLException {
+        Connection connection = dataSource.getConnection();
+        if (transactions.getTransactionKey() != null && transactions.getResource(PLANNED) == null) {
+            try {
+                dialect().planOnIndexes(connection);
+            } catch (SQLException | RuntimeException e) {
+                connection.close();
+                throw e;
+            }
+            transactions.putResource(PLANNED, Boolean.TRUE);
+        }
+        return connection;
     }
 
     QueueDialect dialect() {

@@ -25,6 +25,13 @@ interface QueueDialect {
             throws SQLException;
 
     /**
+     * Has the rest of the current transaction plan the queue's statements on its indexes
+     * ({@link QueueSql#PLAN_ON_INDEXES_POSTGRESQL}); Derby's plans need nothing.
+     */
+    default void planOnIndexes(Connection connection) throws SQLException {
+    }
+
+    /**
      * Whether a key's binding may be dropped or taken over: its window is over and the message it names is gone
      * (acked or purged). A message scheduled or retrying past the window keeps its key, so it cannot be sent twice.
      * One parameter: now.

@@ -66,6 +66,17 @@ public final class QueueSql {
             DELETE FROM courier_message m
             WHERE m.id = ANY (CAST(? AS text[])) AND m.lease_token = ANY (CAST(? AS text[]))""";
 
+    /**
+     * Has the rest of the transaction plan on indexes, on PostgreSQL, before a claim, an acknowledgement, a renewal
+     * or a release. A queue's table looks nearly empty to the planner whenever consumers keep up, so without it
+     * those statements scan the whole table, and between two vacuums that table holds every dead version the
+     * churn left (seen: 1 042 buffers per claim, 362 per acknowledgement; 48 and 6 on the indexes). A statement
+     * with no index to use still scans, priced at 10^10, a price that would buy a just-in-time compilation on
+     * every run: hence {@code jit} off too. Local to the transaction, so nothing outside it plans differently.
+     */
+    public static final String PLAN_ON_INDEXES_POSTGRESQL =
+            "SELECT set_config('enable_seqscan', 'off', true), set_config('jit', 'off', true)";
+
     /** Acknowledges: deletes the message if the token is its current lease; exactly one row or none. Parameters: id, token. */
     public static final String ACK = "DELETE FROM courier_message WHERE id = ? AND lease_token = ?";
 

@@ -30,7 +30,8 @@ class QueueStore {
 
     private static final String COLUMNS = "name, lease_ms, max_attempts, backoff_initial_ms, backoff_multiplier, "
             + "backoff_max_ms, grants";
-    // Every aggregate reads an index of its own (the due index for live rows, the dead index), never the table.
+    // Every aggregate reads an index of its own (the due index for live rows, the dead index), never the table:
+    // run on QueueDatabase.planned, or a queue table that looks small is scanned whole (168 ms under churn).
     private static final String STATS = "SELECT q.name, q.lease_ms, q.max_attempts, q.backoff_initial_ms, "
             + "q.backoff_multiplier, q.backoff_max_ms, q.grants, "
             + "(SELECT COUNT(*) FROM courier_message m WHERE m.queue = q.name AND m.state = 'READY'), "

@@ -104,7 +104,7 @@ public class Queues {
     }
 
     private List<QueueInfo> stats(Optional<QueueName> only) {
-        try (Connection connection = database.connection()) {
+        try (Connection connection = database.planned()) { // under churn the planner would count by scanning
             return store.stats(connection, only, database.now(connection));
         } catch (SQLException e) {
             throw new IllegalStateException("reading queues failed", e);

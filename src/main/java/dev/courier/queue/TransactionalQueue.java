@@ -248,7 +248,7 @@ public class TransactionalQueue {
     public Lease renewLease(QueueName queue, String token, Duration extension) {
         QueueSpec.checkLease(extension);
         String id = LeaseToken.messageId(token);
-        try (Connection connection = database.connection()) {
+        try (Connection connection = database.planned()) {
             StoredMessage message = current(connection, queue, id, token);
             QueueStore.QueueNow located = queues.requireQueue(connection, message.queue());
             QueueSpec spec = located.spec();
@@ -279,7 +279,7 @@ public class TransactionalQueue {
             throw ProblemException.invalid("delay must not be negative");
         }
         String id = LeaseToken.messageId(token);
-        try (Connection connection = database.connection()) {
+        try (Connection connection = database.planned()) {
             StoredMessage message = current(connection, queue, id, token);
             QueueStore.QueueNow located = queues.requireQueue(connection, message.queue());
             QueueSpec spec = located.spec();
@@ -318,7 +318,7 @@ public class TransactionalQueue {
      */
     public void ack(QueueName queue, String token) {
         String id = LeaseToken.messageId(token);
-        try (Connection connection = database.connection()) {
+        try (Connection connection = database.planned()) {
             if (store.deleteLeased(connection, queue, id, token) != 1) {
                 current(connection, queue, id, token); // throws why
                 throw StaleLeaseException.of(id); // changed under us: no longer this lease
@@ -348,7 +348,7 @@ public class TransactionalQueue {
         if (tokens.isEmpty()) {
             return;
         }
-        try (Connection connection = database.connection()) {
+        try (Connection connection = database.planned()) {
             ackAll(connection, queue, tokens);
         } catch (SQLException e) {
             throw new IllegalStateException("ack of " + tokens.size() + " messages failed", e);
@@ -405,7 +405,7 @@ public class TransactionalQueue {
     /** {@link #ackAndReceive(QueueName, List, int, Duration)} on behalf of {@code caller}. */
     public List<Delivery> ackAndReceive(QueueName queue, List<String> tokens, int max, Duration lease,
             Caller caller) {
-        try (Connection connection = database.connection()) { // one connection handle for both
+        try (Connection connection = database.planned()) { // one connection handle for both
             ackAll(connection, queue, tokens);
             return claims.claim(connection, queue, max, lease, caller);
         } catch (SQLException e) {
