@@ -63,23 +63,35 @@ class QueueDatabase {
     }
 
     /**
-     * A connection for claims, acknowledgements, renewals, releases and the queues' counts: the first in a
-     * transaction has the rest of the transaction plan on the queue's indexes ({@link QueueDialect#planOnIndexes}),
-     * so that a table that only looks small is not scanned whole. Once per transaction; without one, a connection
-     * as it comes.
+     * A connection for what reads {@code courier_message} by its indexes (claims, acknowledgements, renewals,
+     * releases, the sweeper's, the queues' counts): the first in a transaction has the rest of the transaction plan
+     * on the queue's indexes ({@link #planOnIndexes}). Statements before it in the transaction plan as usual.
      */
     Connection planned() throws SQLException {
         Connection connection = dataSource.getConnection();
-        if (transactions.getTransactionKey() != null && transactions.getResource(PLANNED) == null) {
+        try {
+            planOnIndexes(connection);
+        } catch (SQLException | RuntimeException e) {
             try {
-                dialect().planOnIndexes(connection);
-            } catch (SQLException | RuntimeException e) {
                 connection.close();
-                throw e;
+            } catch (SQLException closing) {
+                e.addSuppressed(closing);
             }
-            transactions.putResource(PLANNED, Boolean.TRUE);
+            throw e;
         }
         return connection;
+    }
+
+    /**
+     * Has the rest of the current transaction plan on the queue's indexes ({@link QueueDialect#planOnIndexes}),
+     * so that a queue table that only looks small is not scanned whole; once per transaction, nothing without
+     * one (the setting would end with the statement).
+     */
+    void planOnIndexes(Connection connection) throws SQLException {
+        if (transactions.getTransactionKey() != null && transactions.getResource(PLANNED) == null) {
+            dialect().planOnIndexes(connection);
+            transactions.putResource(PLANNED, Boolean.TRUE);
+        }
     }
 
     QueueDialect dialect() {

@@ -54,7 +54,7 @@ class SweepSteps {
     }
 
     int exhaust(QueueSpec queue, int limit) {
-        try (Connection connection = database.connection()) {
+        try (Connection connection = database.planned()) {
             int dead = store.exhaust(connection, queue, database.now(connection), limit);
             meters.onCommit(QueueMeters.Event.DEAD, queue.name(), dead);
             return dead;
@@ -72,7 +72,7 @@ class SweepSteps {
     }
 
     int forgetKeys(int limit) {
-        try (Connection connection = database.connection()) {
+        try (Connection connection = database.planned()) {
             return store.forgetKeys(connection, database.now(connection), limit);
         } catch (SQLException e) {
             throw new IllegalStateException("forgetting idempotency keys failed", e);

@@ -127,6 +127,7 @@ public class TransactionalQueue {
                 String id = UUID.randomUUID().toString();
                 Instant deliverAt = options.deliverAt(now);
                 if (options.key() != null) {
+                    database.planOnIndexes(connection); // the key's check looks its message up by id
                     Optional<Sent> original = database.dialect().registerKey(connection, queue, options.key(), id,
                             deliverAt, now, now.plus(settings.idempotencyWindow));
                     if (original.isPresent()) {

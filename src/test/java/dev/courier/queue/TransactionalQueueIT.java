@@ -780,7 +780,7 @@ class TransactionalQueueIT {
      * buffers, a single acknowledgement 360). So a transaction that claims, acknowledges, renews or releases plans
      * on the queue's indexes from then on, compiling nothing just in time, and nothing outside it changes.
      * Checked on a table of the same shape, in that transaction only, holding what a drained queue holds: a few
-     * rows, just analysed.
+     * rows, just analysed; then which transactions get the setting.
      */
     @Test
     void should_plan_claims_and_acknowledgements_on_their_indexes_however_small_the_table_looks() throws Exception {
@@ -832,10 +832,37 @@ class TransactionalQueueIT {
         } finally {
             transaction.rollback();
         }
+
+        // Which transactions: one that only sends (no key) plans as usual; a receive plans on indexes from then on
+        // (the transaction's statements share one connection); the next transaction plans as usual again.
+        transaction.begin();
+        try {
+            queue.send(name, Payload.json("{\"n\": 1}"), SendOptions.now());
+            assertEquals("on", enableSeqscan(), "a plain send plans as usual");
+        } finally {
+            transaction.commit();
+        }
+        transaction.begin();
+        try {
+            assertEquals("on", enableSeqscan(), "statements before the receive plan as usual");
+            assertEquals(1, queue.receive(name, 1).size());
+            assertEquals("off", enableSeqscan(), "after the receive, on indexes");
+        } finally {
+            transaction.rollback();
+        }
+        transaction.begin();
+        try {
+            assertEquals("on", enableSeqscan(), "the setting ended with the transaction");
+        } finally {
+            transaction.rollback();
+        }
+    }
+
+    private String enableSeqscan() throws SQLException {
         try (Connection connection = dataSource.getConnection(); Statement sql = connection.createStatement();
                 ResultSet setting = sql.executeQuery("SHOW enable_seqscan")) {
             setting.next();
-            assertEquals("on", setting.getString(1), "the setting ends with the transaction");
+            return setting.getString(1);
         }
     }
 
