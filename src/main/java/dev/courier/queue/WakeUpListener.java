@@ -14,8 +14,8 @@ import java.util.logging.Logger;
 /**
  * Wakes this server's receivers waiting on a queue when another server's send to it committed, and forgets this
  * server's copy of a definition another server changed (see {@link WakeUps}). A non-durable subscription: each
- * server gets every wake-up while it runs, none while it is down (its receivers are gone then too). The topic is named in {@code server.xml}
- * ({@code jmsActivationSpec id="courier/WakeUpListener"}).
+ * server gets every wake-up while it runs, none while it is down (its receivers are gone then too). The topic is
+ * named in {@code server.xml} ({@code jmsActivationSpec id="courier/WakeUpListener"}).
  */
 @MessageDriven(activationConfig = {
     @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Topic")

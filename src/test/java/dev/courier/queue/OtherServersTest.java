@@ -1,5 +1,6 @@
 package dev.courier.queue;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -26,6 +27,17 @@ class OtherServersTest {
         assertTrue(others.listening(119 * SECOND), "one lost announcement (at 109 s) changes nothing");
         assertFalse(others.listening(120 * SECOND));
         assertTrue(others.heard("a", 121 * SECOND), "a server heard after the window is news again");
+    }
+
+    @Test
+    void should_take_a_presence_interval_under_a_second_as_one() {
+        QueueSettings settings = new QueueSettings();
+        settings.presenceInterval = Duration.ZERO;
+        assertEquals(Duration.ofSeconds(1), settings.presence(), "zero would make a timer that never stops firing");
+        settings.presenceInterval = Duration.ofSeconds(-5);
+        assertEquals(Duration.ofSeconds(1), settings.presence());
+        settings.presenceInterval = Duration.ofSeconds(7);
+        assertEquals(Duration.ofSeconds(7), settings.presence());
     }
 
     @Test

@@ -839,6 +839,8 @@ class TransactionalQueueIT {
         try {
             queue.send(name, Payload.json("{\"n\": 1}"), SendOptions.now());
             assertEquals("on", enableSeqscan(), "a plain send plans as usual");
+            queue.send(name, Payload.json("{\"n\": 2}"), SendOptions.now().withKey("plans-" + UUID.randomUUID()));
+            assertEquals("off", enableSeqscan(), "a send with a key looks its message up by id: on indexes");
         } finally {
             transaction.commit();
         }
