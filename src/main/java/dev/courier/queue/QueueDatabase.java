@@ -57,6 +57,7 @@ class QueueDatabase {
     private static final long MAX_ROUND_TRIP_NANOS = 10_000_000;
     private volatile Reading reading;
     private volatile long triedAt;
+    private final DatabaseTimes given = new DatabaseTimes();
 
     Connection connection() throws SQLException {
         return dataSource.getConnection();
@@ -135,8 +136,11 @@ class QueueDatabase {
         }
     }
 
-    /** A time the database gave ({@code null} where the server's clock is the database's), shifted for tests. */
+    /**
+     * The database's "now" as it gave it or as estimated ({@code null} where the server's clock is the database's),
+     * never a little earlier than one given out before ({@link DatabaseTimes}), shifted for tests.
+     */
     Instant time(Instant database) {
-        return database == null ? clock.instant() : database.plus(shift.ahead());
+        return database == null ? clock.instant() : given.next(database).plus(shift.ahead());
     }
 }
