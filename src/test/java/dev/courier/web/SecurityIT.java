@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.courier.testing.CourierDeployment;
 import dev.courier.testing.Http;
 import jakarta.json.JsonObject;
+import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -239,6 +241,14 @@ class SecurityIT {
     void should_keep_health_and_the_api_document_open() {
         assertEquals(200, http.anonymous().get("health/live").status());
         assertEquals(200, http.anonymous().get("openapi").status());
+    }
+
+    @Test
+    void should_give_an_authenticated_caller_no_session_cookie_that_would_outlive_its_password() throws Exception {
+        HttpResponse<Void> answer = HttpClient.newHttpClient().send(HttpRequest.newBuilder(http.uri("api/queues"))
+                .header("Authorization", http.authorization()).GET().build(), HttpResponse.BodyHandlers.discarding());
+        assertEquals(200, answer.statusCode());
+        assertEquals(List.of(), answer.headers().allValues("Set-Cookie"), "each call carries its own credentials");
     }
 
     /** The status of a GET over HTTPS to this server at {@code host}. */
