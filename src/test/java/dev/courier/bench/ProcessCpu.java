@@ -10,8 +10,8 @@ import java.util.stream.Stream;
 
 /**
  * CPU time of the processes a benchmark compares, read from {@code /proc} (Linux, clock ticks of 10 ms): the
- * Liberty server running Courier, and PostgreSQL (every live {@code postgres} process, plus what the postmaster
- * has collected from backends that ended).
+ * Liberty server running Courier, PostgreSQL (every live {@code postgres} process, plus what the postmaster
+ * has collected from backends that ended), and the benchmark's own process, where its clients run.
  */
 final class ProcessCpu {
 
@@ -36,6 +36,11 @@ final class ProcessCpu {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** CPU milliseconds used so far by this process: the benchmark's clients. */
+    static double client() {
+        return ticks(Path.of("/proc/self"), false);
     }
 
     /** CPU milliseconds used so far by PostgreSQL: live processes, and ended backends the postmaster reaped. */

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * by {@code bin/postgres}): a worker's loop — send a batch, then acknowledge the last batch and receive the next —
  * on PGMQ over JDBC, on Courier over REST, on Courier's Java API in the server, and on Courier's own SQL over plain
  * JDBC. Rounds alternate the four; each figure is the median of three rounds. Also the CPU each costs, from
- * {@code /proc}: Liberty's per REST request, PostgreSQL's per message. Prints the table and writes
+ * {@code /proc}: Liberty's and the REST client's per REST request, PostgreSQL's per message. Prints the table and writes
  * {@code target/bench/queue-cycle.md}. It asserts nothing about speed.
  */
 @ExtendWith(ArquillianExtension.class)
@@ -55,8 +55,9 @@ class QueueCycleBench {
 
         List<String> rows = new ArrayList<>();
         rows.add("| workers | batch | PGMQ msg/s | REST msg/s | REST / PGMQ | Java msg/s | Java / PGMQ | JDBC msg/s "
-                + "| Java / JDBC | Liberty CPU ms per REST request | PostgreSQL CPU ms per message: PGMQ / REST / Java / JDBC |");
-        rows.add("|---|---|---|---|---|---|---|---|---|---|---|");
+                + "| Java / JDBC | Liberty CPU ms per REST request | client CPU ms per REST request "
+                + "| PostgreSQL CPU ms per message: PGMQ / REST / Java / JDBC |");
+        rows.add("|---|---|---|---|---|---|---|---|---|---|---|---|");
         // Warm-up until the JIT has settled: Liberty's CPU per request falls about fourfold over the first ~30 000
         // requests of a fresh server, so fewer would measure the compiler, not Courier.
         for (String system : SYSTEMS) {
@@ -74,11 +75,12 @@ class QueueCycleBench {
             int workers = configuration[0];
             int batch = configuration[1];
             int messages = batch == 1 ? 1000 * Math.min(workers, 3) : 40000;
-            // figures[system][round] = {msg/s, liberty ms per request (REST) or per message, postgres ms per message}
+            // figures[system][round] = {msg/s, liberty ms per request (REST) or per message, postgres ms per message,
+            // client ms per request (REST)}
             double[][][] figures = new double[SYSTEMS.length][ROUNDS][];
             for (int round = 0; round < ROUNDS; round++) {
                 for (int s = 0; s < SYSTEMS.length; s++) {
-                    figures[s][round] = !ONLY.isEmpty() && !ONLY.equals(SYSTEMS[s]) ? new double[] {Double.NaN, Double.NaN, Double.NaN}
+                    figures[s][round] = !ONLY.isEmpty() && !ONLY.equals(SYSTEMS[s]) ? new double[] {Double.NaN, Double.NaN, Double.NaN, Double.NaN}
                             : run(SYSTEMS[s], workers, batch, messages, pgmq, rest, jdbc);
                 }
             }
@@ -88,9 +90,10 @@ class QueueCycleBench {
                 perSecond[s] = median(figures[s], 0);
                 postgres[s] = median(figures[s], 2);
             }
-            rows.add(String.format(Locale.ROOT, "| %d | %d | %.0f | %.0f | %.2f | %.0f | %.2f | %.0f | %.0f %% | %.2f | %.2f / %.2f / %.2f / %.2f |",
+            rows.add(String.format(Locale.ROOT, "| %d | %d | %.0f | %.0f | %.2f | %.0f | %.2f | %.0f | %.0f %% | %.2f | %.2f | %.2f / %.2f / %.2f / %.2f |",
                     workers, batch, perSecond[0], perSecond[1], perSecond[1] / perSecond[0], perSecond[2],
                     perSecond[2] / perSecond[0], perSecond[3], 100 * perSecond[2] / perSecond[3], median(figures[1], 1),
+                    median(figures[1], 3),
                     postgres[0], postgres[1], postgres[2], postgres[3]));
             System.out.println(rows.get(rows.size() - 1));
         }
@@ -100,7 +103,10 @@ class QueueCycleBench {
         Files.writeString(Path.of("target/bench/queue-cycle.md"), table);
     }
 
-    /** One measured run: {msg/s, Liberty CPU ms per REST request (REST only), PostgreSQL CPU ms per message}. */
+    /**
+     * One measured run: {msg/s, Liberty CPU ms per REST request (REST only), PostgreSQL CPU ms per message, client
+     * CPU ms per REST request (REST only)}.
+     */
     private double[] run(String system, int workers, int batch, int messages, PgmqCycle pgmq, RestCycle rest,
             RawQueueBaseline jdbc) throws Exception {
         String queue = "cyc_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
@@ -112,6 +118,7 @@ class QueueCycleBench {
             long requestsBefore = rest.requests();
             double libertyBefore = ProcessCpu.liberty("courier");
             double postgresBefore = ProcessCpu.postgres();
+            double clientBefore = ProcessCpu.client();
             QueueBenchmark.Phase phase = switch (system) {
                 case "PGMQ" -> pgmq.cycle(queue, workers, batch, messages);
                 case "REST" -> rest.cycle(queue, workers, batch, messages);
@@ -120,12 +127,14 @@ class QueueCycleBench {
             };
             double liberty = ProcessCpu.liberty("courier") - libertyBefore;
             double postgresCpu = ProcessCpu.postgres() - postgresBefore;
+            double client = ProcessCpu.client() - clientBefore;
             long requests = rest.requests() - requestsBefore;
             double[] figures = {phase.perSecond(), requests > 0 ? liberty / requests : Double.NaN,
-                postgresCpu / phase.messages()};
-            System.out.printf(Locale.ROOT, "  %s %dx%d: %.0f msg/s, Liberty %.2f ms CPU per %s, PostgreSQL %.2f ms CPU per message%n",
-                    system, workers, batch, figures[0], requests > 0 ? figures[1] : liberty / phase.messages(),
-                    requests > 0 ? "request" : "message", figures[2]);
+                postgresCpu / phase.messages(), requests > 0 ? client / requests : Double.NaN};
+            System.out.printf(Locale.ROOT, "  %s %dx%d: %.0f msg/s, Liberty %.2f ms CPU per %s, PostgreSQL %.2f ms CPU per message, "
+                    + "client %.2f ms CPU per %s%n", system, workers, batch, figures[0],
+                    requests > 0 ? figures[1] : liberty / phase.messages(), requests > 0 ? "request" : "message", figures[2],
+                    requests > 0 ? figures[3] : client / phase.messages(), requests > 0 ? "request" : "message");
             return figures;
         } finally {
             if (courierQueue) {

@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A worker's loop over HTTP, as the README recommends it: send a batch (one request: a message, or a JSON array
  * of them), then acknowledge what it received last time and receive the next batch (one request: receive with
- * {@code ack}), until every message went round. Counts the requests it made.
+ * {@code ack}), until every message went round. Each worker keeps one connection ({@link KeepAliveClient}). Counts
+ * the requests it made.
  */
 final class RestCycle {
 
@@ -57,16 +58,23 @@ final class RestCycle {
     }
 
     private List<Long> loop(String queue, int batch, String send, AtomicInteger toSend, AtomicInteger left) {
+        try (KeepAliveClient client = new KeepAliveClient(http)) {
+            return loop(client, queue, batch, send, toSend, left);
+        }
+    }
+
+    private List<Long> loop(KeepAliveClient client, String queue, int batch, String send, AtomicInteger toSend,
+            AtomicInteger left) {
         List<Long> nanos = new ArrayList<>();
         List<String> finished = List.of();
         while (left.get() > 0) {
             long start = System.nanoTime();
             if (toSend.getAndDecrement() > 0) {
-                expect(201, http.post("api/queues/" + queue + "/messages", send));
+                expect(201, client.post("api/queues/" + queue + "/messages", send));
             }
             JsonArrayBuilder ack = Json.createArrayBuilder();
             finished.forEach(ack::add);
-            JsonObject received = expect(200, http.post("api/queues/" + queue + "/receive",
+            JsonObject received = expect(200, client.post("api/queues/" + queue + "/receive",
                     Json.createObjectBuilder().add("max", batch).add("ack", ack).build().toString())).json();
             finished = received.getJsonArray("messages").getValuesAs(JsonObject.class).stream()
                     .map(m -> m.getString("leaseToken")).toList();
@@ -76,7 +84,7 @@ final class RestCycle {
         if (!finished.isEmpty()) {
             JsonArrayBuilder tokens = Json.createArrayBuilder();
             finished.forEach(tokens::add);
-            expect(204, http.post("api/queues/" + queue + "/ack",
+            expect(204, client.post("api/queues/" + queue + "/ack",
                     Json.createObjectBuilder().add("leaseTokens", tokens).build().toString()));
         }
         return nanos;
