@@ -1,7 +1,7 @@
 package dev.courier.bench;
 
+import dev.courier.platform.Json;
 import dev.courier.testing.Http;
-import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;

@@ -1,6 +1,6 @@
 package dev.courier.testing;
 
-import jakarta.json.Json;
+import dev.courier.platform.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
 import java.io.IOException;
