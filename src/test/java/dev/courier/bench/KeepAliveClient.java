@@ -12,15 +12,15 @@ import java.io.UncheckedIOException;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Locale;
 
 /**
- * One worker's HTTP/1.1 connection to the server, blocking and kept alive, as a JDBC driver keeps its socket: a
- * request is written, its answer read, on the calling thread. The benchmark's REST workers use it instead of the
- * JDK's {@code HttpClient}, which hands every call to its selector thread and back: on this two-core machine that
- * client spent 0.4 ms of CPU per request against 0.1-0.15 ms for this one (the same loop, measured from the client's
- * process), CPU the servers it measures then lack, where PGMQ's side of the comparison pays only its JDBC driver.
- * Not thread-safe: one per worker.
+ * One worker's HTTP/1.1 connection to the server, blocking and kept alive, as a JDBC driver keeps its socket: each
+ * request is written and its answer read on the calling thread, so the benchmark's client takes little of the CPU
+ * it shares with the servers it measures (why: {@code docs/design.md}, "Queue speed", fourth pass). A request is
+ * sent once: any failure closes the connection and is thrown, never retried (a resent send would be a second
+ * message); the next request opens a new connection. Not thread-safe: one per worker.
  */
 final class KeepAliveClient implements AutoCloseable {
 
@@ -29,16 +29,10 @@ final class KeepAliveClient implements AutoCloseable {
     private Socket socket;
     private OutputStream out;
     private InputStream in;
-    private long connections;
 
     KeepAliveClient(Http http) {
         this.base = http.uri("/");
         this.authorization = http.authorization();
-    }
-
-    /** The connections this client opened: one, unless the server closed an idle or spent one. */
-    long connections() {
-        return connections;
     }
 
     /** POSTs {@code json} to {@code path} (relative to the server's root) and answers the status and body. */
@@ -48,29 +42,19 @@ final class KeepAliveClient implements AutoCloseable {
                 + base.getPort() + "\r\nAuthorization: " + authorization + "\r\nContent-Type: application/json\r\n"
                 + "Content-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
         try {
-            boolean reused = socket != null;
-            if (!reused) {
+            if (socket == null) {
                 open();
             }
-            String status;
-            try {
-                write(head, body);
-                status = line();
-            } catch (IOException e) {
-                if (!reused) {
-                    throw e;
-                }
-                // The server closed the kept connection between two requests (idle or per-connection limit): it
-                // read nothing of this one, so sending it again on a new connection sends it once.
-                close();
-                open();
-                write(head, body);
-                status = line();
-            }
-            return read(status);
+            out.write(head);
+            out.write(body);
+            out.flush();
+            return answer();
         } catch (IOException e) {
             close();
             throw new UncheckedIOException(e);
+        } catch (RuntimeException e) {
+            close(); // an answer this client cannot read: the connection's position in the stream is lost
+            throw e;
         }
     }
 
@@ -80,53 +64,73 @@ final class KeepAliveClient implements AutoCloseable {
         socket.setSoTimeout(30_000);
         out = new BufferedOutputStream(socket.getOutputStream());
         in = new BufferedInputStream(socket.getInputStream());
-        connections++;
     }
 
-    private void write(byte[] head, byte[] body) throws IOException {
-        out.write(head);
-        out.write(body);
-        out.flush();
-    }
-
-    private Http.Response read(String statusLine) throws IOException {
-        int status = Integer.parseInt(statusLine.split(" ", 3)[1]);
+    private Http.Response answer() throws IOException {
+        String statusLine = line();
+        String[] parts = statusLine.split(" ", 3);
+        if (parts.length < 2 || !parts[0].startsWith("HTTP/1.")) {
+            throw new IOException("not an HTTP/1.x status line: " + statusLine);
+        }
+        int status = Integer.parseInt(parts[1]);
         String contentType = "";
         int length = -1;
         boolean chunked = false;
         boolean closes = false;
         for (String header = line(); !header.isEmpty(); header = line()) {
             int colon = header.indexOf(':');
+            if (colon < 0) {
+                throw new IOException("not a header line: " + header);
+            }
             String name = header.substring(0, colon).trim().toLowerCase(Locale.ROOT);
             String value = header.substring(colon + 1).trim();
             switch (name) {
                 case "content-length" -> length = Integer.parseInt(value);
                 case "content-type" -> contentType = value;
                 case "transfer-encoding" -> chunked = value.toLowerCase(Locale.ROOT).contains("chunked");
-                case "connection" -> closes = value.equalsIgnoreCase("close");
+                case "connection" -> closes = Arrays.stream(value.split(","))
+                        .anyMatch(token -> token.trim().equalsIgnoreCase("close"));
                 default -> { }
             }
         }
-        ByteArrayOutputStream body = new ByteArrayOutputStream();
-        if (chunked) {
-            for (int size = Integer.parseInt(line().split(";")[0].trim(), 16); size > 0;
-                    size = Integer.parseInt(line().split(";")[0].trim(), 16)) {
-                body.write(in.readNBytes(size));
-                line();
-            }
-            while (!line().isEmpty()) { // trailers
-            }
-        } else if (length > 0) {
-            byte[] bytes = in.readNBytes(length);
-            if (bytes.length < length) {
-                throw new EOFException("the answer ended early");
-            }
-            body.write(bytes);
+        byte[] body;
+        if (status == 204 || status == 304 || status < 200) {
+            body = new byte[0];
+        } else if (chunked) {
+            body = chunks();
+        } else if (length >= 0) {
+            body = exactly(length);
+        } else {
+            body = in.readAllBytes(); // no framing: the body ends with the connection
+            closes = true;
         }
         if (closes) {
             close();
         }
-        return new Http.Response(status, contentType, body.toString(StandardCharsets.UTF_8));
+        return new Http.Response(status, contentType, new String(body, StandardCharsets.UTF_8));
+    }
+
+    private byte[] chunks() throws IOException {
+        ByteArrayOutputStream body = new ByteArrayOutputStream();
+        for (int size = chunkSize(); size > 0; size = chunkSize()) {
+            body.write(exactly(size));
+            line(); // the CRLF after the chunk's data
+        }
+        while (!line().isEmpty()) { // trailers, if any, up to the empty line
+        }
+        return body.toByteArray();
+    }
+
+    private int chunkSize() throws IOException {
+        return Integer.parseInt(line().split(";", 2)[0].trim(), 16);
+    }
+
+    private byte[] exactly(int length) throws IOException {
+        byte[] bytes = in.readNBytes(length);
+        if (bytes.length < length) {
+            throw new EOFException("the answer ended after " + bytes.length + " of " + length + " bytes");
+        }
+        return bytes;
     }
 
     private String line() throws IOException {

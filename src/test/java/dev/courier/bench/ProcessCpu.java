@@ -38,7 +38,7 @@ final class ProcessCpu {
         }
     }
 
-    /** CPU milliseconds used so far by this process: the benchmark's clients. */
+    /** CPU milliseconds used so far by this process: the benchmark's clients, with this JVM's GC and JIT. */
     static double client() {
         return ticks(Path.of("/proc/self"), false);
     }

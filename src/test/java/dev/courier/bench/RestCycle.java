@@ -4,7 +4,6 @@ import dev.courier.platform.Json;
 import dev.courier.testing.Http;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
-import jakarta.json.JsonString;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

@@ -7,9 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.courier.testing.CourierDeployment;
 import dev.courier.testing.Http;
 import jakarta.json.JsonObject;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -244,10 +242,9 @@ class SecurityIT {
     }
 
     @Test
-    void should_give_an_authenticated_caller_no_session_cookie_that_would_outlive_its_password() throws Exception {
-        HttpResponse<Void> answer = HttpClient.newHttpClient().send(HttpRequest.newBuilder(http.uri("api/queues"))
-                .header("Authorization", http.authorization()).GET().build(), HttpResponse.BodyHandlers.discarding());
-        assertEquals(200, answer.statusCode());
+    void should_give_an_authenticated_caller_no_session_cookie_that_would_outlive_its_password() {
+        java.net.http.HttpResponse<String> answer = rawGet("api/queues");
+        assertEquals(200, answer.statusCode(), answer::body);
         assertEquals(List.of(), answer.headers().allValues("Set-Cookie"), "each call carries its own credentials");
     }
 
