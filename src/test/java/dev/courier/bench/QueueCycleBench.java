@@ -131,10 +131,12 @@ class QueueCycleBench {
             long requests = rest.requests() - requestsBefore;
             double[] figures = {phase.perSecond(), requests > 0 ? liberty / requests : Double.NaN,
                 postgresCpu / phase.messages(), requests > 0 ? client / requests : Double.NaN};
+            // Per REST request where there were requests; else per message (the other systems' clients).
+            double units = requests > 0 ? requests : phase.messages();
+            String unit = requests > 0 ? "request" : "message";
             System.out.printf(Locale.ROOT, "  %s %dx%d: %.0f msg/s, Liberty %.2f ms CPU per %s, PostgreSQL %.2f ms CPU per message, "
-                    + "client %.2f ms CPU per %s%n", system, workers, batch, figures[0],
-                    requests > 0 ? figures[1] : liberty / phase.messages(), requests > 0 ? "request" : "message", figures[2],
-                    requests > 0 ? figures[3] : client / phase.messages(), requests > 0 ? "request" : "message");
+                    + "client %.2f ms CPU per %s%n", system, workers, batch, figures[0], liberty / units, unit, figures[2],
+                    client / units, unit);
             return figures;
         } finally {
             if (courierQueue) {
