@@ -1,9 +1,9 @@
 package dev.courier.client;
 
-import jakarta.json.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonReader;
+import jakarta.json.spi.JsonProvider;
 import java.io.IOException;
 import java.io.StringReader;
 import java.net.URI;
@@ -32,6 +32,8 @@ public final class HttpCourierApi implements CourierApi {
     private final URI base;
     private final Duration timeout;
     private final String authorization;
+    /** Looked up once: {@code jakarta.json.Json} searches for its provider with a ServiceLoader on every call. */
+    private final JsonProvider jsonp = JsonProvider.provider();
 
     /**
      * @param timeout how long one call may take before it counts as failed
@@ -50,12 +52,12 @@ public final class HttpCourierApi implements CourierApi {
     @Override
     public String prepare(String topic, String producer, String payloadJson, Map<String, String> headers,
             Duration checkBackAfter) {
-        JsonObjectBuilder body = Json.createObjectBuilder().add("topic", topic).add("producer", producer);
-        try (JsonReader reader = Json.createReader(new StringReader(payloadJson))) {
+        JsonObjectBuilder body = jsonp.createObjectBuilder().add("topic", topic).add("producer", producer);
+        try (JsonReader reader = jsonp.createReader(new StringReader(payloadJson))) {
             body.add("payload", reader.readValue());
         }
         if (headers != null && !headers.isEmpty()) {
-            JsonObjectBuilder h = Json.createObjectBuilder();
+            JsonObjectBuilder h = jsonp.createObjectBuilder();
             headers.forEach(h::add);
             body.add("headers", h);
         }
@@ -78,12 +80,12 @@ public final class HttpCourierApi implements CourierApi {
     @Override
     public void consumed(String messageId, String subscriber) {
         call("POST", "api/messages/" + messageId + "/consumed",
-                Json.createObjectBuilder().add("subscriber", subscriber).build().toString());
+                jsonp.createObjectBuilder().add("subscriber", subscriber).build().toString());
     }
 
     @Override
     public void failed(String messageId, String subscriber, String reason) {
-        call("POST", "api/messages/" + messageId + "/failed", Json.createObjectBuilder().add("subscriber", subscriber)
+        call("POST", "api/messages/" + messageId + "/failed", jsonp.createObjectBuilder().add("subscriber", subscriber)
                 .add("reason", reason == null || reason.isBlank() ? "failed" : reason).build().toString());
     }
 
@@ -108,10 +110,10 @@ public final class HttpCourierApi implements CourierApi {
             throw new CourierException(0, "interrupted calling Courier", e);
         }
         JsonObject json;
-        try (JsonReader reader = Json.createReader(new StringReader(response.body()))) {
+        try (JsonReader reader = jsonp.createReader(new StringReader(response.body()))) {
             json = reader.readObject();
         } catch (RuntimeException e) {
-            json = Json.createObjectBuilder().build();
+            json = jsonp.createObjectBuilder().build();
         }
         if (response.statusCode() / 100 != 2) {
             throw new CourierException(response.statusCode(), method + " " + path + " answered " + response.statusCode()

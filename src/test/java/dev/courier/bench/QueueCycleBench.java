@@ -13,6 +13,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
+import java.util.function.ToDoubleFunction;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
@@ -75,25 +76,24 @@ class QueueCycleBench {
             int workers = configuration[0];
             int batch = configuration[1];
             int messages = batch == 1 ? 1000 * Math.min(workers, 3) : 40000;
-            // figures[system][round] = {msg/s, liberty ms per request (REST) or per message, postgres ms per message,
-            // client ms per request (REST)}
-            double[][][] figures = new double[SYSTEMS.length][ROUNDS][];
+            Figures[][] figures = new Figures[SYSTEMS.length][ROUNDS];
             for (int round = 0; round < ROUNDS; round++) {
                 for (int s = 0; s < SYSTEMS.length; s++) {
-                    figures[s][round] = !ONLY.isEmpty() && !ONLY.equals(SYSTEMS[s]) ? new double[] {Double.NaN, Double.NaN, Double.NaN, Double.NaN}
+                    figures[s][round] = !ONLY.isEmpty() && !ONLY.equals(SYSTEMS[s]) ? Figures.NONE
                             : run(SYSTEMS[s], workers, batch, messages, pgmq, rest, jdbc);
                 }
             }
             double[] perSecond = new double[SYSTEMS.length];
             double[] postgres = new double[SYSTEMS.length];
             for (int s = 0; s < SYSTEMS.length; s++) {
-                perSecond[s] = median(figures[s], 0);
-                postgres[s] = median(figures[s], 2);
+                perSecond[s] = median(figures[s], Figures::perSecond);
+                postgres[s] = median(figures[s], Figures::postgresPerMessage);
             }
+            Figures[] overRest = figures[1];
             rows.add(String.format(Locale.ROOT, "| %d | %d | %.0f | %.0f | %.2f | %.0f | %.2f | %.0f | %.0f %% | %.2f | %.2f | %.2f / %.2f / %.2f / %.2f |",
                     workers, batch, perSecond[0], perSecond[1], perSecond[1] / perSecond[0], perSecond[2],
-                    perSecond[2] / perSecond[0], perSecond[3], 100 * perSecond[2] / perSecond[3], median(figures[1], 1),
-                    median(figures[1], 3),
+                    perSecond[2] / perSecond[0], perSecond[3], 100 * perSecond[2] / perSecond[3],
+                    median(overRest, Figures::libertyPerRequest), median(overRest, Figures::clientPerRequest),
                     postgres[0], postgres[1], postgres[2], postgres[3]));
             System.out.println(rows.get(rows.size() - 1));
         }
@@ -104,10 +104,17 @@ class QueueCycleBench {
     }
 
     /**
-     * One measured run: {msg/s, Liberty CPU ms per REST request (REST only), PostgreSQL CPU ms per message, client
-     * CPU ms per REST request (REST only)}.
+     * What one run measured: messages a second, and CPU milliseconds: Liberty's and the client's per REST request
+     * (NaN for the systems that make none), PostgreSQL's per message.
      */
-    private double[] run(String system, int workers, int batch, int messages, PgmqCycle pgmq, RestCycle rest,
+    private record Figures(double perSecond, double libertyPerRequest, double postgresPerMessage,
+            double clientPerRequest) {
+
+        static final Figures NONE = new Figures(Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+    }
+
+    /** One measured run. */
+    private Figures run(String system, int workers, int batch, int messages, PgmqCycle pgmq, RestCycle rest,
             RawQueueBaseline jdbc) throws Exception {
         String queue = "cyc_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         boolean courierQueue = system.equals("REST") || system.equals("JDBC");
@@ -129,13 +136,13 @@ class QueueCycleBench {
             double postgresCpu = ProcessCpu.postgres() - postgresBefore;
             double client = ProcessCpu.client() - clientBefore;
             long requests = rest.requests() - requestsBefore;
-            double[] figures = {phase.perSecond(), requests > 0 ? liberty / requests : Double.NaN,
-                postgresCpu / phase.messages(), requests > 0 ? client / requests : Double.NaN};
+            Figures figures = new Figures(phase.perSecond(), requests > 0 ? liberty / requests : Double.NaN,
+                    postgresCpu / phase.messages(), requests > 0 ? client / requests : Double.NaN);
             // Per REST request where there were requests; else per message (the other systems' clients).
             double units = requests > 0 ? requests : phase.messages();
             String unit = requests > 0 ? "request" : "message";
             System.out.printf(Locale.ROOT, "  %s %dx%d: %.0f msg/s, Liberty %.2f ms CPU per %s, PostgreSQL %.2f ms CPU per message, "
-                    + "client %.2f ms CPU per %s%n", system, workers, batch, figures[0], liberty / units, unit, figures[2],
+                    + "client %.2f ms CPU per %s%n", system, workers, batch, figures.perSecond(), liberty / units, unit, figures.postgresPerMessage(),
                     client / units, unit);
             return figures;
         } finally {
@@ -154,8 +161,8 @@ class QueueCycleBench {
                 new Latencies(new long[] {1}));
     }
 
-    private static double median(double[][] rounds, int column) {
-        double[] values = Arrays.stream(rounds).mapToDouble(r -> r[column]).sorted().toArray();
+    private static double median(Figures[] rounds, ToDoubleFunction<Figures> figure) {
+        double[] values = Arrays.stream(rounds).mapToDouble(figure).sorted().toArray();
         return values[values.length / 2];
     }
 }
