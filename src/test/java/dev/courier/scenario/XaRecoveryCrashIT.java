@@ -212,7 +212,7 @@ class XaRecoveryCrashIT {
             while (orders.size() < expected && System.nanoTime() < deadline) {
                 receive(consumer.receive(1000), all, orders);
             }
-            for (Message message = consumer.receive(2000); message != null; message = consumer.receive(1000)) {
+            for (Message message = consumer.receive(2000); message != null; message = consumer.receive(2000)) {
                 receive(message, all, orders);
             }
         }
