@@ -15,8 +15,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Measures the reliable message service through its Java API in the server: {@code producers} threads each
- * prepare and confirm messages (two transactions per message, the confirm an XA transaction over the database
- * and the broker). The latency is that of prepare plus confirm. With {@code confirm} false it only prepares
+ * prepare and confirm messages (two local transactions per message; the relay publishes after the confirm). The
+ * latency is that of prepare plus confirm. With {@code confirm} false it only prepares
  * (to lay out stale pending messages for the check-back benchmark).
  */
 @ApplicationScoped

@@ -11,6 +11,9 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
@@ -25,6 +28,14 @@ import javax.sql.DataSource;
  * network fails — Courier checks back, and {@link BarrierCheckBack} answers from the barrier table: the barrier row
  * exists exactly when the transaction committed. So the message is delivered if and only if the transaction
  * committed, however the calls after it fail.
+ *
+ * <p><b>What waits on Courier.</b> {@code send} makes one call (the prepare) inside the caller's transaction. The
+ * confirm or cancel after it is <em>asynchronous</em> by default: handed to a managed executor (the container's
+ * {@code java:comp/DefaultManagedExecutorService}, or the one given to {@link #confirmingOn}), so the business
+ * thread returns as soon as its own transaction has committed. At most {@code maxInFlight} settle calls run or wait
+ * at once; past that, and whenever the executor refuses, the message is left to Courier's check-back, which settles
+ * it from the barrier row after the message's check-back time (the same path as a lost confirm). A caller that
+ * wants the confirm answered before its method returns uses {@link #confirmingSynchronously()}.
  *
  * <p>If the prepare fails, {@code send} throws {@link CourierException} and the caller's transaction should roll
  * back (an unchecked exception out of an EJB does that). Needs the tables of {@link ClientTables}.
@@ -43,18 +54,78 @@ public final class ReliableProducer {
     private final DataSource dataSource;
     private final TransactionSynchronizationRegistry transactions;
     private final Clock clock;
+    /** Where settle calls run; null: on the thread that completed the transaction (synchronous). */
+    private final Executor executor;
+    private final Semaphore inFlight;
+    private final int maxInFlight;
+
+    /** Settle calls in flight at most, by default. */
+    public static final int DEFAULT_MAX_IN_FLIGHT = 256;
 
     /**
+     * A producer that confirms asynchronously on the container's default managed executor
+     * ({@code java:comp/DefaultManagedExecutorService}), at most {@value #DEFAULT_MAX_IN_FLIGHT} calls in flight.
+     *
      * @param producer the name this application registered with Courier
      * @param dataSource the application's own (JTA) datasource, which holds {@code courier_barrier}
+     * @throws IllegalStateException when no default managed executor can be looked up (outside a container: use
+     *         {@link #confirmingOn} or {@link #confirmingSynchronously()} on a producer made with an executor)
      */
     public ReliableProducer(CourierApi courier, String producer, DataSource dataSource,
             TransactionSynchronizationRegistry transactions) {
+        this(courier, producer, dataSource, transactions, defaultExecutor(), DEFAULT_MAX_IN_FLIGHT);
+    }
+
+    /**
+     * A producer that confirms asynchronously on {@code executor} (a {@code ManagedExecutorService} in a
+     * container), at most {@code maxInFlight} calls running or waiting; null {@code executor}: synchronously.
+     */
+    public ReliableProducer(CourierApi courier, String producer, DataSource dataSource,
+            TransactionSynchronizationRegistry transactions, Executor executor, int maxInFlight) {
         this.courier = Objects.requireNonNull(courier, "courier is required");
         this.producer = Objects.requireNonNull(producer, "producer is required");
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource is required");
         this.transactions = Objects.requireNonNull(transactions, "transactions is required");
+        if (maxInFlight < 1) {
+            throw new IllegalArgumentException("maxInFlight must be at least 1");
+        }
         this.clock = Clock.systemUTC();
+        this.executor = executor;
+        this.maxInFlight = maxInFlight;
+        this.inFlight = new Semaphore(maxInFlight);
+    }
+
+    /** This producer confirming on {@code executor}, at most {@code maxInFlight} calls in flight. */
+    public ReliableProducer confirmingOn(Executor executor, int maxInFlight) {
+        return new ReliableProducer(courier, producer, dataSource, transactions,
+                Objects.requireNonNull(executor, "executor is required"), maxInFlight);
+    }
+
+    /**
+     * This producer confirming (or cancelling) on the thread that completed the transaction, before the caller's
+     * method returns: the confirm's answer is in before the caller goes on, at the price of a round trip per message.
+     */
+    public ReliableProducer confirmingSynchronously() {
+        return new ReliableProducer(courier, producer, dataSource, transactions, null, maxInFlight);
+    }
+
+    /** Whether confirms and cancels run on an executor, not on the caller's thread. */
+    public boolean asynchronous() {
+        return executor != null;
+    }
+
+    /** Settle calls now running or waiting on the executor. */
+    public int inFlight() {
+        return maxInFlight - inFlight.availablePermits();
+    }
+
+    private static Executor defaultExecutor() {
+        try {
+            return (Executor) new javax.naming.InitialContext().lookup("java:comp/DefaultManagedExecutorService");
+        } catch (javax.naming.NamingException e) {
+            throw new IllegalStateException("no default managed executor to confirm on: give one, or confirm "
+                    + "synchronously", e);
+        }
     }
 
     /** {@link #send(String, String, Map, Duration)} without headers, with Courier's default check-back time. */
@@ -93,10 +164,34 @@ public final class ReliableProducer {
 
             @Override
             public void afterCompletion(int status) {
-                settle(id, status == Status.STATUS_COMMITTED);
+                boolean committed = status == Status.STATUS_COMMITTED;
+                if (executor == null) {
+                    settle(id, committed);
+                } else {
+                    settleLater(id, committed);
+                }
             }
         });
         return id;
+    }
+
+    private void settleLater(String id, boolean committed) {
+        if (!inFlight.tryAcquire()) {
+            LOG.fine(() -> maxInFlight + " settle calls in flight: message " + id + " is left to Courier's check-back");
+            return;
+        }
+        try {
+            executor.execute(() -> {
+                try {
+                    settle(id, committed);
+                } finally {
+                    inFlight.release();
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            inFlight.release();
+            LOG.fine(() -> "the executor refused the settle call of message " + id + ": left to Courier's check-back");
+        }
     }
 
     private void settle(String id, boolean committed) {

@@ -29,7 +29,7 @@ class Protocol {
 
     static final String AFTER_PREPARE = "reliable.prepare.after-store";
     static final String AFTER_CONFIRM_UPDATE = "reliable.confirm.after-update";
-    static final String AFTER_PUBLISH = "reliable.confirm.after-publish";
+    static final String AFTER_OUTBOX = "reliable.confirm.after-outbox";
     static final String BEFORE_COMPLETE = "reliable.consumed.before-complete";
 
     @Inject
@@ -42,7 +42,10 @@ class Protocol {
     private ReliableStore store;
 
     @Inject
-    private Publisher publisher;
+    private OutboxStore outbox;
+
+    @Inject
+    private RelaySignal relay;
 
     @Inject
     private ReliableSettings settings;
@@ -94,13 +97,21 @@ class Protocol {
     }
 
     /**
-     * Confirms a pending message: {@code SENT}, a ledger row per subscriber, and published to every subscriber,
-     * all in the current transaction. A final payload or headers given here replace the prepared ones.
+     * Confirms a pending message: {@code SENT}, a ledger row per subscriber, and an outbox entry the {@link Relay}
+     * publishes to every subscriber once the current transaction commits; no broker in this transaction. A final
+     * payload or headers given here replace the prepared ones.
      *
-     * @throws StateConflictException 409 when the message was cancelled
+     * @throws StateConflictException 409 when the message was cancelled, or was sent with another payload or
+     *         headers than this confirm gives
      */
     Outcome confirm(String id, Optional<String> payload, Optional<Map<String, String>> headers) {
         return confirm(id, payload, headers, "confirmed by the producer");
+    }
+
+    private static Map<String, String> withoutTrace(Map<String, String> headers) {
+        Map<String, String> rest = new java.util.HashMap<>(headers);
+        rest.remove(MessageTraces.HEADER);
+        return rest;
     }
 
     /** Final headers that leave out {@code traceparent} keep the prepared one: the trace goes on from the prepare. */
@@ -122,6 +133,12 @@ class Protocol {
         try (Connection c = store.connection()) {
             ReliableStore.MessageRow m = lock(c, id);
             if (m.state() == MessageState.SENT || m.state() == MessageState.COMPLETED) {
+                if (finalPayload != null && !finalPayload.equals(m.payload())
+                        || headers.isPresent() && !withoutTrace(headers.get()).equals(withoutTrace(Content.decodeHeaders(m.headers())))) {
+                    // The message went out as stored: a different final content would be silently dropped.
+                    throw new StateConflictException("message", id, m.state(),
+                            "confirmed with another payload or headers than it was sent with");
+                }
                 return new Outcome(id, m.state());
             }
             if (headers.isPresent()) {
@@ -135,14 +152,14 @@ class Protocol {
             store.moveMessage(c, m, MessageState.SENT, sent.payload(), sent.headers(), now, false);
             store.record(c, id, null, m.state(), MessageState.SENT, reason, now);
             List<Subscriber> subscribers = store.subscribers(c, m.topic());
-            Instant deliverable = m.deliverAt() != null && m.deliverAt().isAfter(now) ? m.deliverAt() : now;
-            store.insertDeliveries(c, id, subscribers, deliverable);
+            store.insertDeliveries(c, id, subscribers);
             for (Subscriber s : subscribers) {
                 store.record(c, id, s.name(), null, DeliveryState.DELIVERED, "published", now);
             }
             faults.checkpoint(AFTER_CONFIRM_UPDATE);
-            publisher.publish(sent, now);
-            faults.checkpoint(AFTER_PUBLISH);
+            outbox.insert(c, id, null, 1, now);
+            relay.afterCommit();
+            faults.checkpoint(AFTER_OUTBOX);
             return new Outcome(id, MessageState.SENT);
         } catch (SQLException e) {
             throw new IllegalStateException("confirm failed", e);
@@ -260,9 +277,10 @@ class Protocol {
                 throw new StateConflictException("the delivery to", subscriber + "' of message '" + id, d.state(),
                         "replayed (only a dead delivery can)");
             }
-            store.moveDelivery(c, d, DeliveryState.DELIVERED, 1, now.plusMillis(d.timeoutMs()), d.lastError(), null);
+            store.moveDelivery(c, d, DeliveryState.DELIVERED, 1, null, d.lastError(), null);
             store.record(c, id, subscriber, d.state(), DeliveryState.DELIVERED, "replayed", now);
-            publisher.sendTo(m, subscriber, 1, now);
+            outbox.insert(c, id, subscriber, 1, now);
+            relay.afterCommit();
             return new Outcome(id, m.state());
         } catch (SQLException e) {
             throw new IllegalStateException("replay failed", e);
@@ -296,11 +314,23 @@ class Protocol {
 
     // --- used by the reconciler, in its own transactions
 
-    /** Redelivers a due delivery to its subscriber, or moves it to dead past its retry limit. */
-    void redeliverOrBury(ReliableStore.DeliveryRow due) {
+    /**
+     * Redelivers a due delivery to its subscriber (an outbox entry for that subscriber alone; its report deadline
+     * starts when the relay has put it on the broker), or moves it to dead past its retry limit. Takes the message's
+     * lock first, as every report does, and acts only if the delivery is still as it was read: a report that came
+     * meanwhile wins.
+     */
+    void redeliverOrBury(ReliableStore.DeliveryRow read) {
         Instant now = clock.instant();
         try (Connection c = store.connection()) {
-            ReliableStore.MessageRow m = store.message(c, due.messageId()).orElseThrow();
+            Optional<ReliableStore.MessageRow> locked = store.lock(c, read.messageId());
+            Optional<ReliableStore.DeliveryRow> current = locked.isEmpty() ? Optional.empty()
+                    : store.delivery(c, read.messageId(), read.subscriber());
+            if (current.isEmpty() || current.get().version() != read.version()) {
+                return; // purged, or reported (or redelivered by another server) since it was read
+            }
+            ReliableStore.MessageRow m = locked.get();
+            ReliableStore.DeliveryRow due = current.get();
             if (due.attempts() > due.retryLimit()) {
                 String error = due.lastError() == null ? "no report within the delivery timeout" : due.lastError();
                 if (store.moveDelivery(c, due, DeliveryState.DEAD, due.attempts(), null, error, null)) {
@@ -311,11 +341,11 @@ class Protocol {
                 return;
             }
             int attempt = due.attempts() + 1;
-            Instant next = now.plusMillis(due.timeoutMs()).plus(redeliveryBackoff(attempt));
-            if (store.moveDelivery(c, due, DeliveryState.DELIVERED, attempt, next, due.lastError(), null)) {
+            if (store.moveDelivery(c, due, DeliveryState.DELIVERED, attempt, null, due.lastError(), null)) {
                 store.record(c, m.id(), due.subscriber(), due.state(), DeliveryState.DELIVERED,
                         "redelivered, attempt " + attempt + (due.lastError() == null ? ": no report in time" : ""), now);
-                publisher.sendTo(m, due.subscriber(), attempt, now);
+                outbox.insert(c, m.id(), due.subscriber(), attempt, now);
+                relay.afterCommit();
             }
         } catch (SQLException e) {
             throw new IllegalStateException("redelivery failed", e);

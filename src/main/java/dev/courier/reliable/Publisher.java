@@ -8,14 +8,17 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.jms.ConnectionFactory;
 import jakarta.jms.JMSConsumer;
 import jakarta.jms.JMSContext;
-import jakarta.jms.JMSProducer;
+import jakarta.jms.JMSException;
+import jakarta.jms.MessageProducer;
+import jakarta.jms.Session;
+import jakarta.jms.TextMessage;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 
 /**
- * Puts reliable messages on the broker through the Artemis resource adapter, enlisted in the caller's XA
- * transaction: a send exists on the broker only if the transaction that made it commits.
+ * Puts reliable messages on the broker through the Artemis resource adapter, in the transaction of the context it
+ * is given (the {@link Relay}'s local broker transaction), and creates subscribers' queues.
  *
  * <p>Each topic is a multicast address; each subscriber a durable multicast queue {@code topic.subscriber} on it,
  * which any JMS, AMQP or core client can consume as {@code topic::topic.subscriber}. A publish reaches every
@@ -78,33 +81,29 @@ class Publisher {
         }
     }
 
-    /** Publishes to every subscriber of the message's topic. */
-    void publish(ReliableStore.MessageRow message, Instant now) {
-        try (JMSContext jms = connectionFactory.createContext()) {
-            producer(jms, message, now).send(jms.createTopic(message.topic()), message.payload());
+    /**
+     * Sends the message in {@code session}'s transaction (the relay's local one) through {@code producer}, an
+     * unidentified producer of that session: to every subscriber of its topic when {@code subscriber} is null, else
+     * to that subscriber's queue only, marked with the delivery {@code attempt}. A trace the message carries goes on
+     * from a publish span.
+     */
+    void send(Session session, MessageProducer producer, ReliableStore.MessageRow message, String subscriber,
+            int attempt, Instant now) throws JMSException {
+        TextMessage m = session.createTextMessage(message.payload());
+        m.setStringProperty(MESSAGE_ID, message.id());
+        m.setStringProperty(TOPIC, message.topic());
+        m.setStringProperty(PRODUCER, message.producer());
+        if (subscriber != null) {
+            m.setStringProperty(SUBSCRIBER, subscriber);
+            m.setIntProperty(ATTEMPT, attempt);
         }
-    }
-
-    /** Sends the message to one subscriber's queue only. */
-    void sendTo(ReliableStore.MessageRow message, String subscriber, int attempt, Instant now) {
-        try (JMSContext jms = connectionFactory.createContext()) {
-            producer(jms, message, now).setProperty(SUBSCRIBER, subscriber).setProperty(ATTEMPT, attempt)
-                    .send(jms.createTopic(message.topic()), message.payload());
-        }
-    }
-
-    /** A producer with the message's properties; a trace the message carries goes on from a publish span. */
-    private JMSProducer producer(JMSContext jms, ReliableStore.MessageRow message, Instant now) {
-        JMSProducer producer = jms.createProducer().setProperty(MESSAGE_ID, message.id())
-                .setProperty(TOPIC, message.topic()).setProperty(PRODUCER, message.producer());
         Map<String, String> headers = traces.record(Passage.PUBLISH, MessageTraces.ARTEMIS, message.topic(),
                 message.id(), Content.decodeHeaders(message.headers()));
         for (Map.Entry<String, String> header : headers.entrySet()) {
-            producer.setProperty(header.getKey(), header.getValue());
+            m.setStringProperty(header.getKey(), header.getValue());
         }
-        if (message.deliverAt() != null && message.deliverAt().isAfter(now)) {
-            producer.setDeliveryDelay(Duration.between(now, message.deliverAt()).toMillis());
-        }
-        return producer;
+        boolean later = message.deliverAt() != null && message.deliverAt().isAfter(now);
+        producer.setDeliveryDelay(later ? Duration.between(now, message.deliverAt()).toMillis() : 0);
+        producer.send(session.createTopic(message.topic()), m);
     }
 }

@@ -13,10 +13,11 @@ import java.util.Optional;
  * The reliable message protocol: prepare, confirm, cancel; consumed and failed reports; resume and replay.
  *
  * <p>Transactional contract: every method joins the caller's JTA transaction or starts one ({@code REQUIRED}),
- * and everything it writes — the message row, the ledger, the history, and the broker sends, which go through
- * the XA resource adapter — commits or rolls back with that transaction. So a confirm that commits has
- * published to every subscriber, and a confirm that rolls back has published nothing and left the message
- * {@code PENDING}. A refused call throws a {@link ProblemException} (400 bad input, 404 unknown, 409 illegal
+ * and everything it writes — the message row, the ledger, the history, and the outbox entry of each send it
+ * decides — commits or rolls back with that transaction, on Courier's database alone: no broker and no two-phase
+ * commit take part. So a confirm that commits will be published to every subscriber (by the {@link Relay}, at
+ * least once, even if the broker is down at the time of the confirm), and a confirm that rolls back publishes
+ * nothing and leaves the message {@code PENDING}. A refused call throws a {@link ProblemException} (400 bad input, 404 unknown, 409 illegal
  * transition, 413 payload too large) and marks the transaction for rollback: nothing is half written.
  *
  * <p>Confirm, cancel and consumed are idempotent: the same call again answers the same outcome and changes
@@ -43,11 +44,13 @@ public class ReliableMessages {
     }
 
     /**
-     * Confirms a pending (or dead) message: {@code SENT}, a ledger row per current subscriber, published to every
-     * subscriber (held by the broker until {@code deliverAt} when that is later). A final payload or headers given
-     * here replace the prepared ones. Confirming a sent or completed message again answers its state.
+     * Confirms a pending (or dead) message: {@code SENT}, a ledger row per current subscriber, and its publish to
+     * every subscriber committed to the outbox (held by the broker until {@code deliverAt} when that is later). A
+     * final payload or headers given here replace the prepared ones. Confirming a sent or completed message again
+     * answers its state.
      *
-     * @throws StateConflictException 409 when the message was cancelled
+     * @throws StateConflictException 409 when the message was cancelled, or was sent with another payload or
+     *         headers than this call gives
      */
     public Outcome confirm(String id, Optional<String> payload, Optional<Map<String, String>> headers) {
         return protocol.confirm(id, payload, headers);

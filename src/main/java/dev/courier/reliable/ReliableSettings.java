@@ -98,6 +98,16 @@ class ReliableSettings {
                 allowed.equals("*") || allowed.equals(name) || allowed.startsWith(".") && name.endsWith(allowed));
     }
 
+    // The relay: entries per local broker transaction, and how often it looks at the outbox with nothing to wake
+    // it (a confirm on this server wakes it at once; this interval picks up what a stopped server left).
+    @Inject
+    @ConfigProperty(name = "courier.reliable.relay-batch", defaultValue = "100")
+    int relayBatch;
+
+    @Inject
+    @ConfigProperty(name = "courier.reliable.relay-idle-interval", defaultValue = "PT1S")
+    Duration relayIdleInterval;
+
     /** Between check-backs that settled nothing: doubling from the initial delay up to the cap. */
     Backoff checkBackoff() {
         return new Backoff(checkBackoffInitial, 2.0, checkBackoffMax);

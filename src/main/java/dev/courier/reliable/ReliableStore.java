@@ -480,17 +480,16 @@ class ReliableStore {
 
     // --- deliveries
 
-    void insertDeliveries(Connection c, String messageId, List<Subscriber> subscribers, Instant nextAttemptBase)
-            throws SQLException {
+    /** A ledger row per subscriber; its report deadline is set when the relay has published ({@link OutboxStore}). */
+    void insertDeliveries(Connection c, String messageId, List<Subscriber> subscribers) throws SQLException {
         try (PreparedStatement insert = c.prepareStatement("INSERT INTO courier_rm_delivery (message_id, subscriber, "
                 + "state, attempts, retry_limit, delivery_timeout_ms, next_attempt_at, version) "
-                + "VALUES (?, ?, 'DELIVERED', 1, ?, ?, ?, 0)")) {
+                + "VALUES (?, ?, 'DELIVERED', 1, ?, ?, NULL, 0)")) {
             for (Subscriber s : subscribers) {
                 insert.setString(1, messageId);
                 insert.setString(2, s.name());
                 insert.setInt(3, s.retryLimit());
                 insert.setLong(4, s.deliveryTimeout().toMillis());
-                insert.setTimestamp(5, ts(nextAttemptBase.plus(s.deliveryTimeout())), Columns.utc());
                 insert.addBatch();
             }
             insert.executeBatch();

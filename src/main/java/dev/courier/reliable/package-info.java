@@ -8,15 +8,13 @@
  * so a server killed anywhere resumes where it stopped. Duplicates on the wire are possible (at-least-once);
  * consumers remove duplicate effects with the inbox of {@link dev.courier.client.ReliableConsumer}.
  *
- * <p><b>Why confirm is one XA transaction, not an outbox.</b> Confirm must never leave a SENT message that the
- * broker does not hold, nor a published message still PENDING. Courier already runs every request in a
- * container-managed XA transaction over its database and the broker (the foundation proves commit, rollback and
- * recovery on both databases), so the state change, the ledger rows and the publish are enlisted in one
- * transaction: no relay, no second hop, nothing that can publish twice after a crash. Measured price (README,
- * PostgreSQL, 2 cores): a confirm is a two-phase commit of ~15–20 ms, against ~1.2 ms for a prepare; 54 confirms/s
- * from one producer, 189/s from sixteen. An outbox through the transactional queue would commit the confirm in one
- * phase (~0.6 ms) and publish from a batching relay, at the price of an extra hop and a relay that must itself be
- * leased, batched and made idempotent: the next step if confirm throughput matters more (see docs/design.md).
+ * <p><b>Confirm is one local transaction; an outbox and a relay publish.</b> A confirm (and a check-back that
+ * answers COMMITTED, a redelivery, a replay) commits the message's state, its ledger rows and an outbox entry in one
+ * transaction on Courier's database: one forced write, no broker, no two-phase commit (that was ~15–20 ms and
+ * ~6 forced writes per confirm, slower than the XA baseline the service exists to replace). The {@link
+ * dev.courier.reliable.Relay} publishes outbox entries in batches, each one local broker transaction, and then
+ * deletes them; a crash between the two publishes a batch again, so the wire is at-least-once and consumers' inboxes
+ * remove the duplicate effect. A subscriber's report deadline starts when its copy reached the broker.
  *
  * <p>Public API: {@link dev.courier.reliable.ReliableMessages} (the protocol),
  * {@link dev.courier.reliable.Producers} and {@link dev.courier.reliable.Topics} (registration), and the REST

@@ -70,8 +70,15 @@ class ReliableBench {
             Thread consumer = new Thread(() -> consume(topic, "sink", consuming), "bench-consumer");
             consumer.start();
 
+            String queue = "benchq" + UUID.randomUUID().toString().substring(0, 8);
+            assertEquals(201, http.put("api/queues/" + queue, "{\"leaseSeconds\": 60, \"maxAttempts\": 10}").status());
             java(topic, producer, 4, 400); // warm-up
             rest(topic, producer, 4, 300);
+            queueCycle(4, 400);
+            restSends(queue, 4, 300);
+            List<String> ratios = new ArrayList<>();
+            ratios.add("| producers | Java prepare+confirm / queue send+receive+ack (Java) | REST prepare+confirm / REST queue send |");
+            ratios.add("|---|---|---|");
             for (int producers : PRODUCERS) {
                 JsonObject java = java(topic, producer, producers, MESSAGES);
                 rows.add(row("Java", producers, MESSAGES, java.getJsonNumber("perSecond").doubleValue(),
@@ -81,7 +88,18 @@ class ReliableBench {
                 double[] rest = rest(topic, producer, producers, MESSAGES);
                 rows.add(row("REST", producers, MESSAGES, rest[0], rest[1], rest[2]));
                 System.out.println(rows.get(rows.size() - 1));
+                JsonObject cycle = queueCycle(producers, MESSAGES);
+                rows.add(row("queue cycle, Java", producers, MESSAGES, cycle.getJsonNumber("perSecond").doubleValue(),
+                        cycle.getJsonNumber("p50Millis").doubleValue(), cycle.getJsonNumber("p99Millis").doubleValue()));
+                System.out.println(rows.get(rows.size() - 1));
+                double[] sends = restSends(queue, producers, MESSAGES);
+                rows.add(row("queue send, REST", producers, MESSAGES, sends[0], sends[1], sends[2]));
+                System.out.println(rows.get(rows.size() - 1));
+                ratios.add(String.format(Locale.ROOT, "| %d | %.2f | %.2f |", producers,
+                        java.getJsonNumber("perSecond").doubleValue() / cycle.getJsonNumber("perSecond").doubleValue(),
+                        rest[0] / sends[0]));
             }
+            http.delete("api/queues/" + queue);
             // End to end on an idle system: the consumer first drains what the throughput runs left behind.
             Eventually.until("the consumer caught up", Duration.ofMinutes(3),
                     () -> consumedAt.keySet().containsAll(confirmedAt.keySet()));
@@ -102,7 +120,8 @@ class ReliableBench {
 
             String checkBack = checkBackRate(stub);
             System.out.println(checkBack);
-            String table = String.join("\n", rows) + "\n\n" + e2eLine + "\n\n" + checkBack + "\n";
+            String table = String.join("\n", rows) + "\n\nRatios, same run:\n\n" + String.join("\n", ratios) + "\n\n"
+                    + e2eLine + "\n\n" + checkBack + "\n";
             System.out.println("\nReliable message service on PostgreSQL (prepare + confirm per message):\n" + table);
             Files.createDirectories(Path.of("target/bench"));
             Files.writeString(Path.of("target/bench/reliable.md"), table);
@@ -140,24 +159,49 @@ class ReliableBench {
                 + producers + ", \"messages\": " + messages + "}");
     }
 
-    /** REST prepare + confirm from {@code producers} threads. @return msg/s, p50 ms, p99 ms */
+    /** The transactional queue's send, receive and ack per message, in the server (Java API, batch 1). */
+    private JsonObject queueCycle(int workers, int messages) {
+        return post("api/bench/queue-cycle", "{\"workers\": " + workers + ", \"batch\": 1, \"messages\": " + messages + "}");
+    }
+
+    /** Single queue sends over REST (one call each), on the same client as {@link #rest}. @return msg/s, p50, p99 */
+    private double[] restSends(String queue, int workers, int messages) throws Exception {
+        return loops(workers, messages, client -> {
+            Http.Response sent = client.post("api/queues/" + queue + "/messages", "{\"payload\": " + PAYLOAD + "}");
+            assertEquals(201, sent.status(), sent::toString);
+        });
+    }
+
+    private static final String PAYLOAD = "{\"order\": 12345, \"amount\": 99.5, \"currency\": \"EUR\"}";
+
+    /** REST prepare + confirm (two calls) from {@code producers} threads. @return msg/s, p50 ms, p99 ms */
     private double[] rest(String topic, String producer, int producers, int messages) throws Exception {
-        ExecutorService threads = Executors.newFixedThreadPool(producers);
+        return loops(producers, messages, client -> {
+            Http.Response prepared = client.post("api/messages", "{\"topic\": \"" + topic + "\", \"producer\": \""
+                    + producer + "\", \"payload\": " + PAYLOAD + "}");
+            assertEquals(201, prepared.status(), prepared::toString);
+            String id = prepared.json().getString("id");
+            Http.Response confirmed = client.post("api/messages/" + id + "/confirm", "");
+            assertEquals(200, confirmed.status(), confirmed::toString);
+            confirmedAt.put(id, System.nanoTime());
+        });
+    }
+
+    /** {@code workers} threads, each on its own kept-alive connection, run {@code step} until {@code messages} ran. */
+    private double[] loops(int workers, int messages, java.util.function.Consumer<KeepAliveClient> step) throws Exception {
+        ExecutorService threads = Executors.newFixedThreadPool(workers);
         AtomicInteger left = new AtomicInteger(messages);
         long start = System.nanoTime();
         List<Future<List<Long>>> running = new ArrayList<>();
-        for (int p = 0; p < producers; p++) {
+        for (int p = 0; p < workers; p++) {
             running.add(threads.submit(() -> {
                 List<Long> nanos = new ArrayList<>();
-                while (left.getAndDecrement() > 0) {
-                    long begin = System.nanoTime();
-                    Http.Response prepared = http.post("api/messages", "{\"topic\": \"" + topic + "\", \"producer\": \""
-                            + producer + "\", \"payload\": {\"order\": 12345, \"amount\": 99.5, \"currency\": \"EUR\"}}");
-                    String id = prepared.json().getString("id");
-                    assertEquals(200, http.post("api/messages/" + id + "/confirm", "").status());
-                    long end = System.nanoTime();
-                    confirmedAt.put(id, end);
-                    nanos.add(end - begin);
+                try (KeepAliveClient client = new KeepAliveClient(http)) {
+                    while (left.getAndDecrement() > 0) {
+                        long begin = System.nanoTime();
+                        step.accept(client);
+                        nanos.add(System.nanoTime() - begin);
+                    }
                 }
                 return nanos;
             }));

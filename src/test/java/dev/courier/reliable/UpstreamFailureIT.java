@@ -115,14 +115,14 @@ class UpstreamFailureIT {
     }
 
     @Test
-    void row5_confirm_failing_after_publish_leaves_nothing_on_the_broker_and_check_back_recovers() {
+    void row5_confirm_failing_after_its_outbox_entry_leaves_nothing_to_relay_and_check_back_recovers() {
         f.register(f.producer, "BARRIER").subscribe("a");
-        f.arm("reliable.confirm.after-publish");
+        f.arm("reliable.confirm.after-outbox");
 
         String id = f.order("&checkBackSeconds=5").getString("messageId");
 
         assertEquals("PENDING", f.state(id), "the failed confirm rolled back");
-        assertTrue(Broker.receive(Fixture.queue(f.topic, "a"), NOTHING_MORE).isEmpty(), "the publish rolled back with it");
+        assertTrue(Broker.receive(Fixture.queue(f.topic, "a"), NOTHING_MORE).isEmpty(), "its outbox entry rolled back with it");
         f.advance(6);
         f.awaitState(id, "SENT");
         assertEquals(id, Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10)).orElseThrow().courierMessageId());
@@ -130,24 +130,88 @@ class UpstreamFailureIT {
     }
 
     @Test
-    void row5_broker_down_at_confirm_answers_503_and_the_message_stays_pending() {
+    void row5_broker_down_at_confirm_still_confirms_and_the_relay_publishes_once_it_is_back() {
         f.register(f.producer, "BARRIER").subscribe("a");
         http.put("api/test/apps/" + f.producer + "/mode/COMMITTED", "");
         String id = f.prepare("{\"n\": 5}", 60);
         Broker.stop();
         try {
             Http.Response confirm = http.post("api/messages/" + id + "/confirm", "");
-            assertEquals(503, confirm.status(), confirm::toString);
-            assertEquals("PENDING", f.state(id));
+            assertEquals(200, confirm.status(), confirm::toString);
+            assertEquals("SENT", confirm.json().getString("state"), "the confirm needs no broker");
+            assertEquals("", f.delivery(id, "a").getString("nextAttemptAt", ""),
+                    "no report deadline before the copy reached the broker");
         } finally {
             Broker.start();
         }
-        Eventually.until("readiness after the broker restart", Duration.ofSeconds(60),
-                () -> http.get("health/ready").status() == 200);
-        f.advance(61);
+        Eventually.until("published after the broker restart", Duration.ofSeconds(60),
+                () -> Broker.messagesAdded(f.topic + ".a") == 1);
+        assertEquals(id, Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10)).orElseThrow().courierMessageId());
+        assertEquals(1, Broker.messagesAdded(f.topic + ".a"), "published once");
+    }
 
+    @Test
+    void relay_failing_after_the_broker_committed_publishes_again_and_the_inbox_applies_the_effect_once() {
+        f.register(f.producer, "BARRIER").subscribe(30, 10, "a");
+        f.arm("reliable.relay.after-broker-commit"); // as a crash after the broker's commit, before the mark
+
+        String id = f.order("").getString("messageId");
+
+        Eventually.until("the batch published again", Duration.ofSeconds(30),
+                () -> Broker.messagesAdded(f.topic + ".a") == 2);
+        assertTrue(f.consume("a", false).orElseThrow().getBoolean("processed"));
+        assertFalse(f.consume("a", false).orElseThrow().getBoolean("processed"), "the second copy is a duplicate");
+        assertEquals(1, f.effects(id, "a"), "one effect");
+        f.awaitState(id, "COMPLETED");
+        assertEquals(2, Broker.messagesAdded(f.topic + ".a"), "no further copy");
+    }
+
+    @Test
+    void the_asynchronous_helper_returns_before_its_confirm_and_the_message_is_sent_after_it() {
+        f.register(f.producer, "BARRIER").subscribe("a");
+        assertEquals(204, http.post("api/test/apps/settles/hold", "").status());
+        String id;
+        try {
+            id = f.order("&async=true").getString("messageId"); // returns while its confirm waits at the door
+            assertEquals(1, f.orders(id), "the order committed");
+            assertEquals("PENDING", f.state(id), "the business thread did not wait for the confirm");
+        } finally {
+            assertEquals(204, http.post("api/test/apps/settles/release", "").status());
+        }
         f.awaitState(id, "SENT");
+        assertEquals(id, Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10)).orElseThrow().courierMessageId());
         assertEquals(1, Broker.messagesAdded(f.topic + ".a"));
+    }
+
+    @Test
+    void the_asynchronous_helper_cancels_after_a_rollback() {
+        f.register(f.producer, "BARRIER").subscribe("a");
+
+        JsonObject order = f.order("&async=true&fail=true");
+        String id = messages("producer=" + f.producer).get(0).getString("id");
+
+        assertTrue(order.containsKey("error"), order::toString);
+        f.awaitState(id, "CANCELLED");
+        assertEquals(0, f.orders(id));
+        assertEquals(0, Broker.messagesAdded(f.topic + ".a"));
+    }
+
+    @Test
+    void a_confirm_with_another_payload_than_the_message_was_sent_with_is_refused_with_409() {
+        f.register(f.producer, "BARRIER").subscribe("a");
+        String id = f.prepare("{\"v\": 1}", 60);
+        assertEquals(200, http.post("api/messages/" + id + "/confirm", "{\"payload\": {\"v\": 2}}").status());
+
+        Http.Response again = http.post("api/messages/" + id + "/confirm", "{\"payload\": {\"v\": 3}}");
+        Http.Response otherHeaders = http.post("api/messages/" + id + "/confirm", "{\"headers\": {\"x\": \"y\"}}");
+        Http.Response same = http.post("api/messages/" + id + "/confirm", "{\"payload\": {\"v\": 2}}");
+
+        assertEquals(409, again.status(), again::toString);
+        assertEquals("SENT", again.json().getString("state"), "the problem names the current state");
+        assertEquals(409, otherHeaders.status(), otherHeaders::toString);
+        assertEquals(200, same.status(), "the same confirm again is answered as before");
+        assertEquals("{\"v\":2}", Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10)).orElseThrow().body());
+        assertEquals(2, f.message(id).getJsonObject("payload").getInt("v"), "stored as sent");
     }
 
     @Test

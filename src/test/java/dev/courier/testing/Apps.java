@@ -42,6 +42,7 @@ public class Apps {
 
     private LossyCourierApi courier;
     private final Map<String, ReliableProducer> producers = new ConcurrentHashMap<>();
+    private final Map<String, ReliableProducer> asyncProducers = new ConcurrentHashMap<>();
     private final Map<String, ReliableConsumer> consumers = new ConcurrentHashMap<>();
 
     @PostConstruct
@@ -77,8 +78,15 @@ public class Apps {
         return dataSource;
     }
 
+    /** The producer helper confirming synchronously: the tests check each step's outcome as it returns. */
     public ReliableProducer producer(String name) {
-        return producers.computeIfAbsent(name, n -> new ReliableProducer(courier, n, dataSource, transactions));
+        return producers.computeIfAbsent(name, n -> new ReliableProducer(courier, n, dataSource, transactions)
+                .confirmingSynchronously());
+    }
+
+    /** The producer helper as an application gets it by default: confirming on the default managed executor. */
+    public ReliableProducer asyncProducer(String name) {
+        return asyncProducers.computeIfAbsent(name, n -> new ReliableProducer(courier, n, dataSource, transactions));
     }
 
     public ReliableConsumer consumer(String subscriber) {

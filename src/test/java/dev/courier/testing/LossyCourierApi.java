@@ -17,6 +17,25 @@ public final class LossyCourierApi implements CourierApi {
         this.real = real;
     }
 
+    private volatile java.util.concurrent.CountDownLatch settleGate = new java.util.concurrent.CountDownLatch(0);
+
+    /** Confirms and cancels wait until {@link #releaseSettles()} (30 s at most). */
+    public void holdSettles() {
+        settleGate = new java.util.concurrent.CountDownLatch(1);
+    }
+
+    public void releaseSettles() {
+        settleGate.countDown();
+    }
+
+    private void passSettleGate() {
+        try {
+            settleGate.await(30, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** The next {@code n} confirms or cancels never reach Courier. */
     public void loseSettles(int n) {
         settlesToLose.set(n);
@@ -35,12 +54,14 @@ public final class LossyCourierApi implements CourierApi {
 
     @Override
     public void confirm(String messageId) {
+        passSettleGate();
         lose(settlesToLose);
         real.confirm(messageId);
     }
 
     @Override
     public void cancel(String messageId) {
+        passSettleGate();
         lose(settlesToLose);
         real.cancel(messageId);
     }

@@ -35,7 +35,8 @@ public class Orders {
      * @return order id and message id, "orderId messageId"
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRED)
-    public String place(String producer, String topic, boolean fail, Hold hold, double checkBackSeconds) {
+    public String place(String producer, String topic, boolean fail, Hold hold, double checkBackSeconds,
+            boolean async) {
         String order = UUID.randomUUID().toString();
         String message;
         if (hold == Hold.BEFORE_BARRIER) {
@@ -47,7 +48,7 @@ public class Orders {
             await();
             barrier(message);
         } else {
-            message = apps.producer(producer).send(topic, "{\"order\":\"" + order + "\"}", java.util.Map.of(),
+            message = (async ? apps.asyncProducer(producer) : apps.producer(producer)).send(topic, "{\"order\":\"" + order + "\"}", java.util.Map.of(),
                     java.time.Duration.ofMillis(Math.round(checkBackSeconds * 1000)));
         }
         insertOrder(order, message);

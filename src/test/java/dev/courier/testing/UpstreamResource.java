@@ -145,9 +145,10 @@ public class UpstreamResource {
     @Path("{producer}/orders")
     public JsonObject order(@PathParam("producer") String producer, @QueryParam("topic") String topic,
             @QueryParam("fail") boolean fail, @QueryParam("hold") @DefaultValue("NONE") Orders.Hold hold,
-            @QueryParam("checkBackSeconds") @DefaultValue("10") double checkBackSeconds) {
+            @QueryParam("checkBackSeconds") @DefaultValue("10") double checkBackSeconds,
+            @QueryParam("async") boolean async) {
         try {
-            String[] placed = orders.place(producer, topic, fail, hold, checkBackSeconds).split(" ");
+            String[] placed = orders.place(producer, topic, fail, hold, checkBackSeconds, async).split(" ");
             return Json.createObjectBuilder().add("order", placed[0]).add("messageId", placed[1]).build();
         } catch (RuntimeException e) {
             return Json.createObjectBuilder().add("error", String.valueOf(e)).build();
@@ -183,6 +184,19 @@ public class UpstreamResource {
     @Path("orders/count")
     public JsonObject orders(@QueryParam("messageId") String messageId) {
         return Json.createObjectBuilder().add("count", orders.count(messageId)).build();
+    }
+
+    /** Confirms and cancels wait at the door until released (or 30 s). */
+    @POST
+    @Path("settles/hold")
+    public void holdSettles() {
+        apps.courier().holdSettles();
+    }
+
+    @POST
+    @Path("settles/release")
+    public void releaseSettles() {
+        apps.courier().releaseSettles();
     }
 
     @POST

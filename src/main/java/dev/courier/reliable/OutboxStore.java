@@ -1,0 +1,127 @@
+package dev.courier.reliable;
+
+import dev.courier.platform.Columns;
+import dev.courier.platform.Dialect;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * The SQL of the outbox ({@code courier_rm_outbox}): what a confirm, a redelivery or a replay has committed to send,
+ * and what the {@link Relay} takes from it. Every method runs in the caller's transaction.
+ */
+@ApplicationScoped
+class OutboxStore {
+
+    /** One send the relay owes the broker: to every subscriber (subscriber null) or to one. */
+    record Entry(String id, String subscriber, int attempt, ReliableStore.MessageRow message) {
+    }
+
+    private static final String CLAIM = "SELECT o.id, o.subscriber, o.attempt, m.id, m.topic, m.producer, m.state, "
+            + "m.payload, m.headers, m.check_back_ms, m.deliver_at, m.checks, m.next_check_at, m.last_error, m.version, "
+            + "m.created_at, m.updated_at FROM courier_rm_outbox o JOIN courier_rm_message m ON m.id = o.message_id "
+            + "ORDER BY o.created_at FETCH FIRST ? ROWS ONLY";
+
+    /** Records a send owed to the broker, in the transaction that decided it. */
+    void insert(Connection c, String messageId, String subscriber, int attempt, Instant now) throws SQLException {
+        try (PreparedStatement insert = c.prepareStatement("INSERT INTO courier_rm_outbox (id, message_id, subscriber, "
+                + "attempt, created_at) VALUES (?, ?, ?, ?, ?)")) {
+            insert.setString(1, UUID.randomUUID().toString());
+            insert.setString(2, messageId);
+            insert.setString(3, subscriber);
+            insert.setInt(4, attempt);
+            insert.setTimestamp(5, Columns.timestamp(now), Columns.utc());
+            insert.executeUpdate();
+        }
+    }
+
+    /**
+     * Takes up to {@code limit} entries, oldest first. On PostgreSQL their rows stay locked until the caller's
+     * transaction ends and rows another relay holds are skipped, so servers relay disjoint batches; Derby (embedded,
+     * one server, one relay thread) has no {@code SKIP LOCKED} and needs none.
+     */
+    List<Entry> claim(Connection c, Dialect dialect, int limit) throws SQLException {
+        String sql = dialect == Dialect.POSTGRESQL ? CLAIM + " FOR UPDATE OF o SKIP LOCKED" : CLAIM;
+        try (PreparedStatement select = c.prepareStatement(sql)) {
+            select.setInt(1, limit);
+            try (ResultSet rows = select.executeQuery()) {
+                List<Entry> entries = new ArrayList<>();
+                while (rows.next()) {
+                    entries.add(new Entry(rows.getString(1), rows.getString(2), rows.getInt(3), new ReliableStore.MessageRow(
+                            rows.getString(4), rows.getString(5), rows.getString(6), MessageState.valueOf(rows.getString(7)),
+                            rows.getString(8), rows.getString(9), rows.getLong(10), Columns.instant(rows, 11),
+                            rows.getInt(12), Columns.instant(rows, 13), rows.getString(14), rows.getLong(15),
+                            Columns.instant(rows, 16), Columns.instant(rows, 17))));
+                }
+                return entries;
+            }
+        }
+    }
+
+    /**
+     * Marks entries the broker has committed: deletes them, and starts the report deadline of each delivery they
+     * carried (the subscriber's timeout from now, or from the delivery time of a message held for later). A
+     * delivery already reported keeps its state. Rows are touched in key order, so two relays never deadlock.
+     */
+    void relayed(Connection c, List<Entry> entries, Instant now) throws SQLException {
+        try (PreparedStatement delete = c.prepareStatement("DELETE FROM courier_rm_outbox WHERE id = ?")) {
+            for (Entry e : entries) {
+                delete.setString(1, e.id());
+                delete.addBatch();
+            }
+            delete.executeBatch();
+        }
+        Map<String, Entry> byMessage = new HashMap<>();
+        for (Entry e : entries) {
+            byMessage.put(e.message().id(), e);
+        }
+        record Awaiting(String messageId, String subscriber, long timeoutMs) {
+        }
+        List<Awaiting> awaiting = new ArrayList<>();
+        String marks = String.join(", ", java.util.Collections.nCopies(byMessage.size(), "?"));
+        try (PreparedStatement select = c.prepareStatement("SELECT message_id, subscriber, delivery_timeout_ms "
+                + "FROM courier_rm_delivery WHERE state = 'DELIVERED' AND next_attempt_at IS NULL AND message_id IN ("
+                + marks + ")")) {
+            int i = 1;
+            for (String id : byMessage.keySet()) {
+                select.setString(i++, id);
+            }
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    awaiting.add(new Awaiting(rows.getString(1), rows.getString(2), rows.getLong(3)));
+                }
+            }
+        }
+        awaiting.sort(Comparator.comparing(Awaiting::messageId).thenComparing(Awaiting::subscriber));
+        try (PreparedStatement update = c.prepareStatement("UPDATE courier_rm_delivery SET next_attempt_at = ? "
+                + "WHERE message_id = ? AND subscriber = ? AND state = 'DELIVERED' AND next_attempt_at IS NULL")) {
+            for (Awaiting a : awaiting) {
+                ReliableStore.MessageRow m = byMessage.get(a.messageId()).message();
+                Instant from = m.deliverAt() != null && m.deliverAt().isAfter(now) ? m.deliverAt() : now;
+                update.setTimestamp(1, Columns.timestamp(from.plusMillis(a.timeoutMs())), Columns.utc());
+                update.setString(2, a.messageId());
+                update.setString(3, a.subscriber());
+                update.addBatch();
+            }
+            update.executeBatch();
+        }
+    }
+
+    /** Entries not yet relayed. */
+    long backlog(Connection c) throws SQLException {
+        try (PreparedStatement select = c.prepareStatement("SELECT COUNT(*) FROM courier_rm_outbox");
+                ResultSet rows = select.executeQuery()) {
+            rows.next();
+            return rows.getLong(1);
+        }
+    }
+}
