@@ -1,7 +1,10 @@
 package dev.courier.client;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The calls an upstream or downstream application makes to Courier's reliable message service. {@link HttpCourierApi}
@@ -22,4 +25,44 @@ public interface CourierApi {
     void consumed(String messageId, String subscriber);
 
     void failed(String messageId, String subscriber, String reason);
+
+    /** A consumed report ({@code reason} null) or a failed one, for {@link #report}. */
+    record Report(String messageId, String subscriber, String reason) {
+
+        public Report {
+            Objects.requireNonNull(messageId, "messageId is required");
+            Objects.requireNonNull(subscriber, "subscriber is required");
+        }
+
+        public boolean consumed() {
+            return reason == null;
+        }
+    }
+
+    /**
+     * Makes many reports; each is answered on its own, and a refused one does not stop the others. This default
+     * makes one call per report; {@link HttpCourierApi} sends them all in one request (one transaction in Courier).
+     *
+     * @return one entry per report, in order: null when Courier recorded it, else why it refused it
+     * @throws CourierException when the call itself failed (no report is known to be recorded)
+     */
+    default List<String> report(List<Report> reports) {
+        List<String> refused = new ArrayList<>(reports.size());
+        for (Report r : reports) {
+            try {
+                if (r.consumed()) {
+                    consumed(r.messageId(), r.subscriber());
+                } else {
+                    failed(r.messageId(), r.subscriber(), r.reason());
+                }
+                refused.add(null);
+            } catch (CourierException e) {
+                if (e.status() == 0) {
+                    throw e;
+                }
+                refused.add(e.getMessage());
+            }
+        }
+        return refused;
+    }
 }

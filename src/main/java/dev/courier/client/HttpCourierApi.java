@@ -13,6 +13,8 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -87,6 +89,28 @@ public final class HttpCourierApi implements CourierApi {
     public void failed(String messageId, String subscriber, String reason) {
         call("POST", "api/messages/" + messageId + "/failed", jsonp.createObjectBuilder().add("subscriber", subscriber)
                 .add("reason", reason == null || reason.isBlank() ? "failed" : reason).build().toString());
+    }
+
+    /** All the reports in one request ({@code POST api/messages/reports}), recorded in one transaction. */
+    @Override
+    public List<String> report(List<Report> reports) {
+        jakarta.json.JsonArrayBuilder items = jsonp.createArrayBuilder();
+        for (Report r : reports) {
+            JsonObjectBuilder item = jsonp.createObjectBuilder().add("messageId", r.messageId())
+                    .add("subscriber", r.subscriber()).add("outcome", r.consumed() ? "CONSUMED" : "FAILED");
+            if (!r.consumed()) {
+                item.add("reason", r.reason().isBlank() ? "failed" : r.reason());
+            }
+            items.add(item);
+        }
+        JsonObject answer = call("POST", "api/messages/reports",
+                jsonp.createObjectBuilder().add("reports", items).build().toString());
+        List<String> refused = new ArrayList<>(reports.size());
+        for (JsonObject result : answer.getJsonArray("results").getValuesAs(JsonObject.class)) {
+            refused.add(result.getInt("status") == 200 ? null : result.getInt("status") + ": "
+                    + result.getJsonObject("problem").getString("detail", "refused"));
+        }
+        return refused;
     }
 
     private JsonObject call(String method, String path, String body) {

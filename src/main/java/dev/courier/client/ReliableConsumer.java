@@ -28,6 +28,18 @@ import javax.sql.DataSource;
  * lost); after a rollback it reports the failure, so Courier redelivers after its backoff. A lost report is
  * harmless: Courier redelivers when the delivery timeout passes, the inbox skips the effect, and the report is
  * made again. Needs the tables of {@link ClientTables}.
+ *
+ * <p><b>Reports are batched</b> by default: they are made after the transaction completed, on the container's
+ * default managed executor (or the one given to {@link #reportingOn}), many in one call while a call is on its way,
+ * so a busy consumer pays no round trip to Courier per message. {@link #reportingSynchronously()} makes each report
+ * on the thread that completed the transaction, before {@code onMessage} returns.
+ *
+ * <p><b>In a message-driven bean</b>, either mode of the container's transaction works. With the MDB's
+ * container-managed transaction ({@code REQUIRED}), the broker's receive and the database's writes are one XA
+ * transaction: a redelivery happens only if both rolled back. With {@code NOT_SUPPORTED} (or bean-managed), the
+ * MDB begins a {@code UserTransaction} around {@link #consume}: the inbox row and the business writes commit in one
+ * local transaction, the broker's acknowledgement comes after {@code onMessage} returns, and a crash between the two
+ * redelivers a message the inbox has already seen: at-least-once on the wire, once in effect, no two-phase commit.
  */
 public final class ReliableConsumer {
 
@@ -47,8 +59,20 @@ public final class ReliableConsumer {
     /** A {@code Tracer}, or null: typed Object so that the class loads where OpenTelemetry's API is absent. */
     private final Object tracer;
     private final Clock clock = Clock.systemUTC();
+    /** Batches reports on an executor; null: each report on the completing thread. */
+    private final Reporter reporter;
 
-    /** @param subscriber this consumer's subscriber name, as registered on the topic */
+    /** Reports per call at most, and waiting at most, when batched. */
+    public static final int MAX_BATCH = 500;
+    public static final int MAX_WAITING = 10_000;
+
+    /**
+     * A consumer that batches its reports on the container's default managed executor
+     * ({@code java:comp/DefaultManagedExecutorService}); outside a container, where there is none, it reports
+     * synchronously.
+     *
+     * @param subscriber this consumer's subscriber name, as registered on the topic
+     */
     public ReliableConsumer(CourierApi courier, String subscriber, DataSource dataSource,
             TransactionSynchronizationRegistry transactions) {
         this(null, courier, subscriber, dataSource, transactions);
@@ -71,12 +95,39 @@ public final class ReliableConsumer {
 
     private ReliableConsumer(Object tracer, CourierApi courier, String subscriber, DataSource dataSource,
             TransactionSynchronizationRegistry transactions) {
+        this(tracer, courier, subscriber, dataSource, transactions, reporter(courier, DefaultExecutor.lookup("report")));
+    }
+
+    private static Reporter reporter(CourierApi courier, java.util.concurrent.Executor executor) {
+        return executor == null ? null : new Reporter(courier, executor, MAX_BATCH, MAX_WAITING);
+    }
+
+    private ReliableConsumer(Object tracer, CourierApi courier, String subscriber, DataSource dataSource,
+            TransactionSynchronizationRegistry transactions, Reporter reporter) {
         this.tracer = tracer;
         this.courier = Objects.requireNonNull(courier, "courier is required");
         this.subscriber = Objects.requireNonNull(subscriber, "subscriber is required");
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource is required");
         this.transactions = Objects.requireNonNull(transactions, "transactions is required");
+        this.reporter = reporter;
     }
+
+    /** This consumer batching its reports on {@code executor} (a {@code ManagedExecutorService} in a container). */
+    public ReliableConsumer reportingOn(java.util.concurrent.Executor executor) {
+        return new ReliableConsumer(tracer, courier, subscriber, dataSource, transactions,
+                new Reporter(courier, Objects.requireNonNull(executor, "executor is required"), MAX_BATCH, MAX_WAITING));
+    }
+
+    /** This consumer making each report on the thread that completed the transaction, one call per report. */
+    public ReliableConsumer reportingSynchronously() {
+        return new ReliableConsumer(tracer, courier, subscriber, dataSource, transactions, null);
+    }
+
+    /** Reports waiting to be sent or on their way (0 when reporting synchronously). */
+    public int reportsWaiting() {
+        return reporter == null ? 0 : reporter.waiting();
+    }
+
 
     /**
      * Handles {@code message} once: in the current transaction unless its id is already in the inbox.
@@ -160,6 +211,11 @@ public final class ReliableConsumer {
     }
 
     private void report(String id, boolean committed, String failure) {
+        if (reporter != null) {
+            reporter.add(new CourierApi.Report(id, subscriber, committed ? null
+                    : failure == null ? "the consumer's transaction rolled back" : failure));
+            return;
+        }
         try {
             if (committed) {
                 courier.consumed(id, subscriber);

@@ -68,12 +68,11 @@ public final class ReliableProducer {
      *
      * @param producer the name this application registered with Courier
      * @param dataSource the application's own (JTA) datasource, which holds {@code courier_barrier}
-     * @throws IllegalStateException when no default managed executor can be looked up (outside a container: use
-     *         {@link #confirmingOn} or {@link #confirmingSynchronously()} on a producer made with an executor)
+     * Outside a container, where there is none, it confirms synchronously.
      */
     public ReliableProducer(CourierApi courier, String producer, DataSource dataSource,
             TransactionSynchronizationRegistry transactions) {
-        this(courier, producer, dataSource, transactions, defaultExecutor(), DEFAULT_MAX_IN_FLIGHT);
+        this(courier, producer, dataSource, transactions, DefaultExecutor.lookup("confirm"), DEFAULT_MAX_IN_FLIGHT);
     }
 
     /**
@@ -119,14 +118,6 @@ public final class ReliableProducer {
         return maxInFlight - inFlight.availablePermits();
     }
 
-    private static Executor defaultExecutor() {
-        try {
-            return (Executor) new javax.naming.InitialContext().lookup("java:comp/DefaultManagedExecutorService");
-        } catch (javax.naming.NamingException e) {
-            throw new IllegalStateException("no default managed executor to confirm on: give one, or confirm "
-                    + "synchronously", e);
-        }
-    }
 
     /** {@link #send(String, String, Map, Duration)} without headers, with Courier's default check-back time. */
     public String send(String topic, String payloadJson) {

@@ -104,14 +104,24 @@ public class ProblemMapper implements ExceptionMapper<Throwable> {
         return body(status, type, title, detail, java.util.Map.of());
     }
 
+    /** The problem body of {@code problem}, for answers that carry one problem per item of a batch. */
+    public static jakarta.json.JsonObject json(ProblemException problem) {
+        return object(problem.status(), problem.type(), problem.title(), problem.getMessage(), problem.extensions());
+    }
+
     private static String body(int status, String type, String title, String detail, java.util.Map<String, String> extensions) {
+        return object(status, type, title, detail, extensions).toString();
+    }
+
+    private static jakarta.json.JsonObject object(int status, String type, String title, String detail,
+            java.util.Map<String, String> extensions) {
         JsonObjectBuilder body = Json.createObjectBuilder()
                 .add("type", type)
                 .add("title", title)
                 .add("status", status)
                 .add("detail", detail);
         extensions.forEach(body::add);
-        return body.build().toString();
+        return body.build();
     }
 
     /** The first throwable of {@code type} in the cause chain, looking through EJB wrappers. */

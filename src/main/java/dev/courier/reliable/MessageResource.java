@@ -107,6 +107,72 @@ public class MessageResource {
         return ReliableJson.outcome(messages.consumed(id, subscriber));
     }
 
+    /** Reports per request at most: a consumer's batch of a few hundred fits many times over. */
+    static final int MAX_REPORTS = 1000;
+
+    /**
+     * Many reports in one call and one transaction: {@code {"reports": [{"messageId", "subscriber", "outcome":
+     * "CONSUMED" | "FAILED", "reason"?}]}} → 200 {@code {"results": [...]}}, one per report in the same order, each
+     * {@code {"messageId", "subscriber", "status": 200, "state"}} or {@code {..., "status": 4xx, "problem": {...}}}:
+     * a refused report (bad item 400, not granted 403, unknown 404, conflict 409) changes nothing and does not stop
+     * the others. 400 for a body that is no such object or holds more than {@value #MAX_REPORTS} reports.
+     */
+    @RolesAllowed(Roles.CONSUMER)
+    @POST
+    @Path("reports")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public JsonObject reports(JsonValue body) {
+        JsonValue list = JsonRequest.of(body).value("reports")
+                .orElseThrow(() -> ProblemException.invalid("'reports' is required"));
+        if (list.getValueType() != JsonValue.ValueType.ARRAY) {
+            throw ProblemException.invalid("'reports' must be an array");
+        }
+        List<JsonValue> items = list.asJsonArray();
+        if (items.size() > MAX_REPORTS) {
+            throw ProblemException.invalid("at most " + MAX_REPORTS + " reports per request, not " + items.size());
+        }
+        Report.Result[] results = new Report.Result[items.size()];
+        List<Report> accepted = new java.util.ArrayList<>();
+        List<Integer> positions = new java.util.ArrayList<>();
+        for (int i = 0; i < items.size(); i++) {
+            Report report = null;
+            try {
+                report = report(items.get(i));
+                requireForMessage(report.messageId(), Action.CONSUME);
+                accepted.add(report);
+                positions.add(i);
+            } catch (ProblemException e) {
+                results[i] = new Report.Result(report, null, e);
+            }
+        }
+        List<Report.Result> applied = accepted.isEmpty() ? List.of() : messages.report(accepted);
+        for (int k = 0; k < applied.size(); k++) {
+            results[positions.get(k)] = applied.get(k);
+        }
+        JsonArrayBuilder answers = Json.createArrayBuilder();
+        for (int i = 0; i < results.length; i++) {
+            answers.add(ReliableJson.result(results[i], items.get(i)));
+        }
+        return Json.createObjectBuilder().add("results", answers).build();
+    }
+
+    private static Report report(JsonValue item) {
+        if (item.getValueType() != JsonValue.ValueType.OBJECT) {
+            throw ProblemException.invalid("each report must be an object");
+        }
+        JsonRequest request = JsonRequest.of(item);
+        String id = request.string("messageId").orElseThrow(() -> ProblemException.invalid("'messageId' is required"));
+        String subscriber = request.string("subscriber")
+                .orElseThrow(() -> ProblemException.invalid("'subscriber' is required"));
+        String outcome = request.string("outcome").orElseThrow(() -> ProblemException.invalid("'outcome' is required"));
+        return switch (outcome) {
+            case "CONSUMED" -> new Report(id, subscriber, true, null);
+            case "FAILED" -> new Report(id, subscriber, false, request.string("reason")
+                    .orElseThrow(() -> ProblemException.invalid("'reason' is required for a FAILED report")));
+            default -> throw ProblemException.invalid("'outcome' must be CONSUMED or FAILED");
+        };
+    }
+
     /** {@code {"subscriber", "reason"}} → 200: redelivered to that subscriber after the backoff. */
     @RolesAllowed(Roles.CONSUMER)
     @POST

@@ -18,6 +18,10 @@ import java.util.UUID;
 /**
  * The SQL of the outbox ({@code courier_rm_outbox}): what a confirm, a redelivery or a replay has committed to send,
  * and what the {@link Relay} takes from it. Every method runs in the caller's transaction.
+ *
+ * <p>An entry is sent as one copy per delivery it is for, each marked with its subscriber, never as one publish
+ * the broker fans out to every queue of the topic: a subscriber whose queue was created after the confirm (and so
+ * has no ledger row for the message) must not get a copy it could never report on.
  */
 @ApplicationScoped
 class OutboxStore {
@@ -67,12 +71,48 @@ class OutboxStore {
         }
     }
 
+    /** A delivery an entry goes to: its subscriber and its report timeout. */
+    record Target(String subscriber, long timeoutMs) {
+    }
+
+    /**
+     * The deliveries each entry goes to, by entry id: the message's deliveries still waiting for their copy
+     * ({@code DELIVERED} with no report deadline yet), all of them for a publish, the one subscriber's for a
+     * redelivery. A subscriber added after the confirm has no delivery of the message, so it gets no copy, and a
+     * delivery reported meanwhile gets none either.
+     */
+    Map<String, List<Target>> targets(Connection c, List<Entry> entries) throws SQLException {
+        Map<String, List<Target>> byMessage = new HashMap<>();
+        String marks = String.join(", ", java.util.Collections.nCopies(entries.size(), "?"));
+        try (PreparedStatement select = c.prepareStatement("SELECT message_id, subscriber, delivery_timeout_ms "
+                + "FROM courier_rm_delivery WHERE state = 'DELIVERED' AND next_attempt_at IS NULL AND message_id IN ("
+                + marks + ") ORDER BY message_id, subscriber")) {
+            int i = 1;
+            for (Entry e : entries) {
+                select.setString(i++, e.message().id());
+            }
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    byMessage.computeIfAbsent(rows.getString(1), id -> new ArrayList<>())
+                            .add(new Target(rows.getString(2), rows.getLong(3)));
+                }
+            }
+        }
+        Map<String, List<Target>> targets = new HashMap<>();
+        for (Entry e : entries) {
+            targets.put(e.id(), byMessage.getOrDefault(e.message().id(), List.of()).stream()
+                    .filter(t -> e.subscriber() == null || e.subscriber().equals(t.subscriber())).toList());
+        }
+        return targets;
+    }
+
     /**
      * Marks entries the broker has committed: deletes them, and starts the report deadline of each delivery they
      * carried (the subscriber's timeout from now, or from the delivery time of a message held for later). A
-     * delivery already reported keeps its state. Rows are touched in key order, so two relays never deadlock.
+     * delivery reported meanwhile keeps its state. Rows are touched in key order, so two relays never deadlock.
      */
-    void relayed(Connection c, List<Entry> entries, Instant now) throws SQLException {
+    void relayed(Connection c, List<Entry> entries, Map<String, List<Target>> targets, Instant now)
+            throws SQLException {
         try (PreparedStatement delete = c.prepareStatement("DELETE FROM courier_rm_outbox WHERE id = ?")) {
             for (Entry e : entries) {
                 delete.setString(1, e.id());
@@ -80,36 +120,26 @@ class OutboxStore {
             }
             delete.executeBatch();
         }
-        Map<String, Entry> byMessage = new HashMap<>();
+        record Deadline(String messageId, String subscriber, Instant at) {
+        }
+        List<Deadline> deadlines = new ArrayList<>();
         for (Entry e : entries) {
-            byMessage.put(e.message().id(), e);
-        }
-        record Awaiting(String messageId, String subscriber, long timeoutMs) {
-        }
-        List<Awaiting> awaiting = new ArrayList<>();
-        String marks = String.join(", ", java.util.Collections.nCopies(byMessage.size(), "?"));
-        try (PreparedStatement select = c.prepareStatement("SELECT message_id, subscriber, delivery_timeout_ms "
-                + "FROM courier_rm_delivery WHERE state = 'DELIVERED' AND next_attempt_at IS NULL AND message_id IN ("
-                + marks + ")")) {
-            int i = 1;
-            for (String id : byMessage.keySet()) {
-                select.setString(i++, id);
-            }
-            try (ResultSet rows = select.executeQuery()) {
-                while (rows.next()) {
-                    awaiting.add(new Awaiting(rows.getString(1), rows.getString(2), rows.getLong(3)));
-                }
+            ReliableStore.MessageRow m = e.message();
+            Instant from = m.deliverAt() != null && m.deliverAt().isAfter(now) ? m.deliverAt() : now;
+            for (Target t : targets.get(e.id())) {
+                deadlines.add(new Deadline(m.id(), t.subscriber(), from.plusMillis(t.timeoutMs())));
             }
         }
-        awaiting.sort(Comparator.comparing(Awaiting::messageId).thenComparing(Awaiting::subscriber));
+        if (deadlines.isEmpty()) {
+            return;
+        }
+        deadlines.sort(Comparator.comparing(Deadline::messageId).thenComparing(Deadline::subscriber));
         try (PreparedStatement update = c.prepareStatement("UPDATE courier_rm_delivery SET next_attempt_at = ? "
                 + "WHERE message_id = ? AND subscriber = ? AND state = 'DELIVERED' AND next_attempt_at IS NULL")) {
-            for (Awaiting a : awaiting) {
-                ReliableStore.MessageRow m = byMessage.get(a.messageId()).message();
-                Instant from = m.deliverAt() != null && m.deliverAt().isAfter(now) ? m.deliverAt() : now;
-                update.setTimestamp(1, Columns.timestamp(from.plusMillis(a.timeoutMs())), Columns.utc());
-                update.setString(2, a.messageId());
-                update.setString(3, a.subscriber());
+            for (Deadline d : deadlines) {
+                update.setTimestamp(1, Columns.timestamp(d.at()), Columns.utc());
+                update.setString(2, d.messageId());
+                update.setString(3, d.subscriber());
                 update.addBatch();
             }
             update.executeBatch();

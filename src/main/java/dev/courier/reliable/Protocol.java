@@ -150,12 +150,14 @@ class Protocol {
                     headers.isPresent() ? finalHeaders : m.headers(), m.checkBackMs(), m.deliverAt(), m.checks(), null,
                     m.lastError(), m.version(), m.createdAt(), now);
             store.moveMessage(c, m, MessageState.SENT, sent.payload(), sent.headers(), now, false);
-            store.record(c, id, null, m.state(), MessageState.SENT, reason, now);
             List<Subscriber> subscribers = store.subscribers(c, m.topic());
             store.insertDeliveries(c, id, subscribers);
+            List<ReliableStore.Moved> changes = new ArrayList<>(subscribers.size() + 1);
+            changes.add(new ReliableStore.Moved(id, null, m.state(), MessageState.SENT, reason));
             for (Subscriber s : subscribers) {
-                store.record(c, id, s.name(), null, DeliveryState.DELIVERED, "published", now);
+                changes.add(new ReliableStore.Moved(id, s.name(), null, DeliveryState.DELIVERED, "published"));
             }
+            store.record(c, changes, now);
             faults.checkpoint(AFTER_CONFIRM_UPDATE);
             outbox.insert(c, id, null, 1, now);
             relay.afterCommit();
@@ -249,6 +251,28 @@ class Protocol {
         }
     }
 
+    /** Many reports in the current transaction; a refused one is answered with its problem and writes nothing. */
+    List<Report.Result> report(List<Report> reports) {
+        Report.Result[] results = new Report.Result[reports.size()];
+        Integer[] order = new Integer[reports.size()];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+        }
+        java.util.Arrays.sort(order, java.util.Comparator.comparing((Integer i) -> reports.get(i).messageId())
+                .thenComparing(i -> reports.get(i).subscriber()));
+        for (int i : order) {
+            Report r = reports.get(i);
+            try {
+                results[i] = new Report.Result(r, r.consumed() ? consumed(r.messageId(), r.subscriber())
+                        : failed(r.messageId(), r.subscriber(), r.reason()), null);
+            } catch (ProblemException e) {
+                // Refused before anything was written (the checks come first), so the batch's transaction goes on.
+                results[i] = new Report.Result(r, null, e);
+            }
+        }
+        return List.of(results);
+    }
+
     /** Checks a dead pending message back again, with a fresh count of checks. */
     Outcome resume(String id) {
         Instant now = clock.instant();
@@ -323,6 +347,7 @@ class Protocol {
     void redeliverOrBury(ReliableStore.DeliveryRow read) {
         Instant now = clock.instant();
         try (Connection c = store.connection()) {
+            ReliableStore.boundLockWaits(c);
             Optional<ReliableStore.MessageRow> locked = store.lock(c, read.messageId());
             Optional<ReliableStore.DeliveryRow> current = locked.isEmpty() ? Optional.empty()
                     : store.delivery(c, read.messageId(), read.subscriber());

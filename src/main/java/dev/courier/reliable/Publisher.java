@@ -21,9 +21,10 @@ import java.util.Map;
  * is given (the {@link Relay}'s local broker transaction), and creates subscribers' queues.
  *
  * <p>Each topic is a multicast address; each subscriber a durable multicast queue {@code topic.subscriber} on it,
- * which any JMS, AMQP or core client can consume as {@code topic::topic.subscriber}. A publish reaches every
- * subscriber's queue; a redelivery carries {@code courierSubscriber} and reaches that subscriber's queue alone,
- * because each queue's filter is {@code courierSubscriber IS NULL OR courierSubscriber = '<its name>'}. (Not a send
+ * which any JMS, AMQP or core client can consume as {@code topic::topic.subscriber}. Every copy, the first and each
+ * redelivery, carries {@code courierSubscriber} and reaches that subscriber's queue alone, because each queue's
+ * filter is {@code courierSubscriber IS NULL OR courierSubscriber = '<its name>'} (the {@code IS NULL} is what
+ * queues made before every copy was addressed still let through). (Not a send
  * to the queue's fully qualified name: the JMS client refuses a queue destination for a multicast queue, and a
  * topic destination with a fully qualified name is routed to every queue of the address.)
  */
@@ -34,9 +35,9 @@ class Publisher {
     static final String MESSAGE_ID = "courierMessageId";
     static final String TOPIC = "courierTopic";
     static final String PRODUCER = "courierProducer";
-    /** JMS string property, only on a redelivery: the one subscriber it is for (the queues' filters route on it). */
+    /** JMS string property: the one subscriber the copy is for (the queues' filters route on it). */
     static final String SUBSCRIBER = "courierSubscriber";
-    /** JMS int property, only on a redelivery: the delivery attempt (1 for the publish). */
+    /** JMS int property: the delivery attempt (1 for the first copy). */
     static final String ATTEMPT = "courierAttempt";
 
     @Resource(lookup = "jms/courier")
@@ -83,9 +84,8 @@ class Publisher {
 
     /**
      * Sends the message in {@code session}'s transaction (the relay's local one) through {@code producer}, an
-     * unidentified producer of that session: to every subscriber of its topic when {@code subscriber} is null, else
-     * to that subscriber's queue only, marked with the delivery {@code attempt}. A trace the message carries goes on
-     * from a publish span.
+     * unidentified producer of that session, to {@code subscriber}'s queue only, marked with the delivery
+     * {@code attempt}. A trace the message carries goes on from a publish span.
      */
     void send(Session session, MessageProducer producer, ReliableStore.MessageRow message, String subscriber,
             int attempt, Instant now) throws JMSException {
@@ -93,10 +93,8 @@ class Publisher {
         m.setStringProperty(MESSAGE_ID, message.id());
         m.setStringProperty(TOPIC, message.topic());
         m.setStringProperty(PRODUCER, message.producer());
-        if (subscriber != null) {
-            m.setStringProperty(SUBSCRIBER, subscriber);
-            m.setIntProperty(ATTEMPT, attempt);
-        }
+        m.setStringProperty(SUBSCRIBER, subscriber);
+        m.setIntProperty(ATTEMPT, attempt);
         Map<String, String> headers = traces.record(Passage.PUBLISH, MessageTraces.ARTEMIS, message.topic(),
                 message.id(), Content.decodeHeaders(message.headers()));
         for (Map.Entry<String, String> header : headers.entrySet()) {

@@ -46,15 +46,27 @@ class ReconcileSteps {
     }
 
     void committed(ReliableStore.ClaimedCheck check, Optional<String> payload) {
+        bound();
         protocol.confirm(check.id(), payload, Optional.empty(), "check-back answered COMMITTED");
     }
 
     void rolledBack(ReliableStore.ClaimedCheck check) {
+        bound();
         protocol.cancel(check.id(), "check-back answered ROLLED_BACK");
     }
 
     void unsettled(ReliableStore.ClaimedCheck check, String why) {
+        bound();
         protocol.checkUnsettled(check, why);
+    }
+
+    /** This step's transaction waits for a row lock 2 s at most (a message held by an in-doubt transaction). */
+    private void bound() {
+        try (Connection c = store.connection()) {
+            ReliableStore.boundLockWaits(c);
+        } catch (SQLException e) {
+            throw new IllegalStateException("bounding lock waits failed", e);
+        }
     }
 
     List<ReliableStore.DeliveryRow> dueDeliveries() {

@@ -97,8 +97,8 @@ public class Reconciler {
                 reconcile();
                 Instant now = clock.instant();
                 if (!now.isBefore(lastPurge.plus(PURGE_EVERY))) {
-                    lastPurge = now;
                     steps.purge();
+                    lastPurge = now; // a purge that failed is tried again at the next tick, not a minute later
                 }
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "reconcile failed; it runs again in " + settings.reconcileInterval, e);
@@ -133,18 +133,29 @@ public class Reconciler {
         }
     }
 
-    /** Redelivers due deliveries, batch after batch, until none is due or the time is up or one fails. */
+    /**
+     * Redelivers due deliveries, batch after batch, until none is due or the time is up. One that fails (its
+     * message locked past the bound, say) is left for the next round and the others go on; three failures in a row
+     * end the round (the database is likely down).
+     */
     private void redeliver(long untilNanos) {
         List<ReliableStore.DeliveryRow> due;
+        int failuresInARow = 0;
         do {
             due = steps.dueDeliveries();
             for (ReliableStore.DeliveryRow delivery : due) {
+                if (System.nanoTime() >= untilNanos) {
+                    return;
+                }
                 try {
                     steps.redeliver(delivery);
+                    failuresInARow = 0;
                 } catch (RuntimeException e) {
-                    // The row is still due: the next round tries again (the broker is likely down: stop here).
-                    LOG.warning("redelivery of " + delivery.messageId() + " to " + delivery.subscriber() + " failed: " + e);
-                    return;
+                    LOG.warning("redelivery of " + delivery.messageId() + " to " + delivery.subscriber()
+                            + " failed; the next round tries again: " + e);
+                    if (++failuresInARow == 3) {
+                        return;
+                    }
                 }
             }
         } while (due.size() == settings.batchSize && System.nanoTime() < untilNanos);

@@ -28,6 +28,8 @@ import java.util.List;
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 public class RelayBatches {
 
+    /** Fault point: a batch is taken, nothing is published yet. */
+    static final String BEFORE_PUBLISH = "reliable.relay.before-publish";
     /** Fault point: the broker committed the batch, the database has not marked it relayed. */
     static final String AFTER_BROKER_COMMIT = "reliable.relay.after-broker-commit";
 
@@ -84,13 +86,17 @@ public class RelayBatches {
                 List<OutboxStore.Entry> batch = outbox.claim(c, dialect, settings.relayBatch);
                 if (!batch.isEmpty()) {
                     Instant now = clock.instant();
+                    java.util.Map<String, List<OutboxStore.Target>> targets = outbox.targets(c, batch);
+                    faults.checkpoint(BEFORE_PUBLISH);
                     // The classic API: the resource adapter gives a local transacted session outside JTA only to
                     // createSession (AllowLocalTransactions); its JMSContext refuses SESSION_TRANSACTED there.
                     try (jakarta.jms.Connection jms = broker.createConnection();
                             Session session = jms.createSession(true, Session.SESSION_TRANSACTED);
                             MessageProducer producer = session.createProducer(null)) {
                         for (OutboxStore.Entry e : batch) {
-                            publisher.send(session, producer, e.message(), e.subscriber(), e.attempt(), now);
+                            for (OutboxStore.Target t : targets.get(e.id())) {
+                                publisher.send(session, producer, e.message(), t.subscriber(), e.attempt(), now);
+                            }
                         }
                         session.commit();
                     } catch (JMSException e) {
@@ -98,7 +104,7 @@ public class RelayBatches {
                                 e.getErrorCode(), e);
                     }
                     faults.checkpoint(AFTER_BROKER_COMMIT);
-                    outbox.relayed(c, batch, clock.instant());
+                    outbox.relayed(c, batch, targets, clock.instant());
                 }
                 c.commit();
                 return batch.size();

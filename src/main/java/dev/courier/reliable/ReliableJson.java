@@ -21,6 +21,27 @@ final class ReliableJson {
         return Json.createObjectBuilder().add("id", outcome.id()).add("state", outcome.state().name()).build();
     }
 
+    /** One answer of a batch of reports: the message's state, or the problem that refused the report. */
+    static JsonObject result(Report.Result result, jakarta.json.JsonValue item) {
+        JsonObjectBuilder json = Json.createObjectBuilder();
+        if (result.report() != null) {
+            json.add("messageId", result.report().messageId()).add("subscriber", result.report().subscriber());
+        } else if (item.getValueType() == jakarta.json.JsonValue.ValueType.OBJECT) {
+            // As given, where the item was too broken to read as a report.
+            for (String field : new String[] {"messageId", "subscriber"}) {
+                jakarta.json.JsonValue value = item.asJsonObject().get(field);
+                if (value != null && value.getValueType() == jakarta.json.JsonValue.ValueType.STRING) {
+                    json.add(field, value);
+                }
+            }
+        }
+        if (result.problem() == null) {
+            return json.add("status", 200).add("state", result.outcome().state().name()).build();
+        }
+        return json.add("status", result.problem().status())
+                .add("problem", dev.courier.platform.ProblemMapper.json(result.problem())).build();
+    }
+
     static JsonObject producer(ProducerStatus status) {
         JsonObjectBuilder json = producerFields(status.producer());
         json.add("circuit", status.circuit().name()).add("pending", status.pending()).add("checksDue", status.checksDue());

@@ -82,6 +82,17 @@ public class ReliableMessages {
         return protocol.failed(id, subscriber, reason);
     }
 
+    /**
+     * Records many reports in one transaction: each is answered on its own (the outcome, or the problem that
+     * refused it: 400, 404, 409), and a refused report changes nothing, but does not stop the others. Reports are
+     * applied in message order, so two batches that share messages take their locks in the same order.
+     *
+     * @return one result per report, in the order given
+     */
+    public List<Report.Result> report(List<Report> reports) {
+        return protocol.report(reports);
+    }
+
     /** Checks a dead pending message back again, with a fresh count. @throws StateConflictException 409 unless dead */
     public Outcome resume(String id) {
         return protocol.resume(id);

@@ -1,6 +1,7 @@
 package dev.courier.reliable;
 
 import dev.courier.platform.Columns;
+import dev.courier.platform.Dialect;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.lang.management.ManagementFactory;
@@ -336,6 +337,15 @@ class ReliableStore {
      * message run one after the other. @return the row as locked, or empty for an unknown id
      */
     Optional<MessageRow> lock(Connection c, String id) throws SQLException {
+        if (postgres(c)) { // one round trip: the update returns the row it locked
+            try (PreparedStatement touch = c.prepareStatement("UPDATE courier_rm_message SET version = version + 1 "
+                    + "WHERE id = ? RETURNING " + MESSAGE_COLUMNS)) {
+                touch.setString(1, id);
+                try (ResultSet rows = touch.executeQuery()) {
+                    return rows.next() ? Optional.of(messageRow(rows)) : Optional.empty();
+                }
+            }
+        }
         try (PreparedStatement touch = c.prepareStatement(
                 "UPDATE courier_rm_message SET version = version + 1 WHERE id = ?")) {
             touch.setString(1, id);
@@ -578,18 +588,36 @@ class ReliableStore {
 
     // --- history
 
+    /** One state change to record: of the message (subscriber null) or of one delivery. */
+    record Moved(String messageId, String subscriber, Enum<?> from, Enum<?> to, String reason) {
+    }
+
     void record(Connection c, String messageId, String subscriber, Enum<?> from, Enum<?> to, String reason,
             Instant at) throws SQLException {
+        record(c, List.of(new Moved(messageId, subscriber, from, to, reason)), at);
+    }
+
+    /** Records several changes in one round trip (one batch). */
+    void record(Connection c, List<Moved> changes, Instant at) throws SQLException {
         try (PreparedStatement insert = c.prepareStatement("INSERT INTO courier_rm_history (message_id, subscriber, "
                 + "changed_at, from_state, to_state, reason, server_name) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
-            insert.setString(1, messageId);
-            insert.setString(2, subscriber);
-            insert.setTimestamp(3, ts(at), Columns.utc());
-            insert.setString(4, from == null ? null : from.name());
-            insert.setString(5, to.name());
-            insert.setString(6, Content.error(reason));
-            insert.setString(7, SERVER);
-            insert.executeUpdate();
+            for (Moved m : changes) {
+                insert.setString(1, m.messageId());
+                insert.setString(2, m.subscriber());
+                insert.setTimestamp(3, ts(at), Columns.utc());
+                insert.setString(4, m.from() == null ? null : m.from().name());
+                insert.setString(5, m.to().name());
+                insert.setString(6, Content.error(m.reason()));
+                insert.setString(7, SERVER);
+                if (changes.size() == 1) {
+                    insert.executeUpdate();
+                } else {
+                    insert.addBatch();
+                }
+            }
+            if (changes.size() > 1) {
+                insert.executeBatch();
+            }
         }
     }
 
@@ -682,7 +710,9 @@ class ReliableStore {
     /** Deletes completed and cancelled messages finished before {@code before}, with their ledger and history. */
     int purge(Connection c, Instant before) throws SQLException {
         String finished = "SELECT id FROM courier_rm_message WHERE finished_at < ?";
-        for (String table : List.of("courier_rm_history", "courier_rm_notice")) {
+        // The outbox first, explicitly: the relay takes the outbox before the ledger, and a cascade from the
+        // message row would take them the other way round (on Derby, whose table locks then deadlocked).
+        for (String table : List.of("courier_rm_outbox", "courier_rm_history", "courier_rm_notice")) {
             try (PreparedStatement delete = c.prepareStatement(
                     "DELETE FROM " + table + " WHERE message_id IN (" + finished + ")")) {
                 delete.setTimestamp(1, ts(before), Columns.utc());
@@ -695,7 +725,31 @@ class ReliableStore {
         }
     }
 
+    /**
+     * Bounds how long the rest of the current transaction waits for a row lock (PostgreSQL: 2 s, then SQLSTATE
+     * 55P03): the reconciler's steps must not wait without end on a row that an in-doubt or hung transaction holds.
+     * Derby bounds every wait itself ({@code derby.locks.waitTimeout}).
+     */
+    static void boundLockWaits(Connection c) throws SQLException {
+        if (postgres(c)) {
+            try (PreparedStatement set = c.prepareStatement("SELECT set_config('lock_timeout', '2s', true)")) {
+                set.execute();
+            }
+        }
+    }
+
     // --- helpers
+
+    private static volatile Boolean postgres;
+
+    /** Whether Courier's database is PostgreSQL (asked once: every connection is to the same database). */
+    private static boolean postgres(Connection c) throws SQLException {
+        Boolean known = postgres;
+        if (known == null) {
+            postgres = known = Dialect.of(c) == Dialect.POSTGRESQL;
+        }
+        return known;
+    }
 
     /** A fenced single-row update changed one row (ours) or none (someone else's); more is a bug. */
     private static boolean exactlyOneOrNone(int rows) {

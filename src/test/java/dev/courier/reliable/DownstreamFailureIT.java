@@ -82,6 +82,52 @@ class DownstreamFailureIT {
     }
 
     @Test
+    void a_consumer_reporting_in_batches_completes_every_message_and_reports_a_failure() {
+        f.register(f.producer, "BARRIER").subscribe(30, 10, "a");
+        JsonObject before = http.get("api/test/apps/reports").json();
+        List<String> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            ids.add(f.order("").getString("messageId"));
+        }
+        for (int i = 0; i < 5; i++) {
+            assertTrue(f.consume("a", false, true).orElseThrow().getBoolean("processed"));
+        }
+        for (String id : ids) {
+            f.awaitState(id, "COMPLETED");
+        }
+        JsonObject after = http.get("api/test/apps/reports").json();
+        assertEquals(5, after.getInt("reports") - before.getInt("reports"), "every report went through the batch call");
+        int batches = after.getInt("batches") - before.getInt("batches");
+        assertTrue(batches >= 1 && batches <= 5, batches + " calls");
+
+        String failing = f.order("").getString("messageId");
+        f.consume("a", true, true);
+        Eventually.until("the failure reported", Fixture.SETTLE,
+                () -> f.delivery(failing, "a").getString("lastError", "").startsWith("failed:"));
+        assertEquals(0, f.effects(failing, "a"), "the failed effect rolled back");
+    }
+
+    @Test
+    void a_subscriber_added_while_a_confirmed_message_waits_for_the_relay_gets_no_copy_of_it() {
+        f.register(f.producer, "BARRIER").subscribe(30, 10, "a");
+        // The relay fails before publishing a few times (about 1.5 s of retries): the confirmed message waits.
+        assertEquals(204, http.post("api/test/faults/reliable.relay.before-publish?times=4", "").status());
+        String id = f.order("").getString("messageId");
+        assertEquals("SENT", f.state(id));
+        f.subscribe(30, 10, "b"); // its queue and row exist before the relay sends the message
+
+        Eventually.until("relayed", Fixture.SETTLE, () -> Broker.messagesAdded(f.topic + ".a") == 1);
+        assertTrue(f.consume("a", false).orElseThrow().getBoolean("processed"));
+        f.awaitState(id, "COMPLETED");
+        assertEquals(Map.of("a", "CONSUMED"), f.deliveries(id), "b has no delivery of a message confirmed before it");
+        assertEquals(0, Broker.messagesAdded(f.topic + ".b"), "and no copy of it");
+
+        String later = f.order("").getString("messageId");
+        Eventually.until("the next message reaches b", Fixture.SETTLE, () -> Broker.messagesAdded(f.topic + ".b") == 1);
+        assertEquals(Map.of("a", "DELIVERED", "b", "DELIVERED"), f.deliveries(later));
+    }
+
+    @Test
     void row3_a_consumer_that_committed_but_lost_its_ack_skips_the_duplicate() {
         f.register(f.producer, "BARRIER").subscribe("a");
         String id = f.order("").getString("messageId");

@@ -78,7 +78,13 @@ final class Fixture {
 
     /** Lets the downstream worker of {@code subscriber} take one message. @return its JSON, empty when none came */
     Optional<JsonObject> consume(String subscriber, boolean fail) {
-        Http.Response consumed = http.post("api/test/apps/downstream/" + topic + "/" + subscriber + "?fail=" + fail, "");
+        return consume(subscriber, fail, false);
+    }
+
+    /** @param batched through a consumer helper that reports in batches after commit (the helper's default) */
+    Optional<JsonObject> consume(String subscriber, boolean fail, boolean batched) {
+        Http.Response consumed = http.post("api/test/apps/downstream/" + topic + "/" + subscriber + "?fail=" + fail
+                + "&batched=" + batched, "");
         return consumed.status() == 204 ? Optional.empty() : Optional.of(consumed.json());
     }
 

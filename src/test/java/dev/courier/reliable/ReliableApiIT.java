@@ -7,11 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.courier.testing.Broker;
 import dev.courier.testing.CourierDeployment;
+import dev.courier.testing.Eventually;
 import dev.courier.testing.Http;
 import jakarta.json.JsonObject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
@@ -42,8 +44,8 @@ class ReliableApiIT {
         String id = f.prepare("{\"n\": 1}", 10);
 
         assertEquals("SENT", http.post("api/messages/" + id + "/confirm", "").json().getString("state"));
+        Eventually.until("published", Fixture.SETTLE, () -> Broker.messagesAdded(f.topic + ".a") == 1);
         assertEquals("SENT", http.post("api/messages/" + id + "/confirm", "").json().getString("state"));
-        assertEquals(1, Broker.messagesAdded(f.topic + ".a"), "a repeated confirm publishes nothing");
         assertEquals("COMPLETED", http.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"a\"}").json().getString("state"));
         assertEquals("COMPLETED", http.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"a\"}").json().getString("state"));
         int history = f.message(id).getJsonArray("history").size();
@@ -53,6 +55,74 @@ class ReliableApiIT {
         String cancelled = f.prepare("{\"n\": 2}", 10);
         assertEquals("CANCELLED", http.delete("api/messages/" + cancelled).json().getString("state"));
         assertEquals("CANCELLED", http.delete("api/messages/" + cancelled).json().getString("state"));
+        assertEquals(1, Broker.messagesAdded(f.topic + ".a"), "a repeated confirm published nothing");
+    }
+
+    @Test
+    void sixteen_clients_preparing_and_confirming_at_once_all_succeed() throws Exception {
+        f.register(f.producer, "BARRIER").subscribe("a");
+        java.util.concurrent.ExecutorService clients = java.util.concurrent.Executors.newFixedThreadPool(16);
+        try {
+            List<java.util.concurrent.Future<List<Integer>>> running = new java.util.ArrayList<>();
+            for (int client = 0; client < 16; client++) {
+                running.add(clients.submit(() -> {
+                    List<Integer> statuses = new java.util.ArrayList<>();
+                    for (int i = 0; i < 10; i++) {
+                        Http.Response prepared = http.post("api/messages", "{\"topic\": \"" + f.topic
+                                + "\", \"producer\": \"" + f.producer + "\", \"payload\": {\"i\": " + i + "}}");
+                        statuses.add(prepared.status());
+                        if (prepared.status() == 201) {
+                            statuses.add(http.post("api/messages/" + prepared.json().getString("id") + "/confirm", "")
+                                    .status());
+                        }
+                    }
+                    return statuses;
+                }));
+            }
+            List<Integer> statuses = new java.util.ArrayList<>();
+            for (java.util.concurrent.Future<List<Integer>> r : running) {
+                statuses.addAll(r.get());
+            }
+            // A hot insert path must not fail under contention (Derby's identity generator once answered 40XL1).
+            assertEquals(Map.of(201, 160L, 200, 160L), statuses.stream().collect(
+                    java.util.stream.Collectors.groupingBy(s -> s, java.util.stream.Collectors.counting())));
+        } finally {
+            clients.shutdownNow();
+        }
+    }
+
+    @Test
+    void should_answer_each_report_of_a_batch_on_its_own_and_apply_the_accepted_ones() {
+        f.register(f.producer, "BARRIER").subscribe("a", "b");
+        String sent = f.prepare("{\"n\": 1}", 60);
+        http.post("api/messages/" + sent + "/confirm", "");
+        String pending = f.prepare("{\"n\": 2}", 60);
+        String unknown = java.util.UUID.randomUUID().toString();
+
+        Http.Response answer = http.post("api/messages/reports", "{\"reports\": ["
+                + "{\"messageId\": \"" + sent + "\", \"subscriber\": \"a\", \"outcome\": \"CONSUMED\"},"
+                + "{\"messageId\": \"" + unknown + "\", \"subscriber\": \"a\", \"outcome\": \"CONSUMED\"},"
+                + "{\"messageId\": \"" + pending + "\", \"subscriber\": \"a\", \"outcome\": \"CONSUMED\"},"
+                + "{\"messageId\": \"" + sent + "\", \"subscriber\": \"b\", \"outcome\": \"FAILED\"},"
+                + "{\"messageId\": \"" + sent + "\", \"subscriber\": \"stranger\", \"outcome\": \"CONSUMED\"},"
+                + "{\"messageId\": \"" + sent + "\", \"subscriber\": \"b\", \"outcome\": \"FAILED\", \"reason\": \"busy\"}]}");
+
+        assertEquals(200, answer.status(), answer::toString);
+        List<JsonObject> results = answer.json().getJsonArray("results").getValuesAs(JsonObject.class);
+        assertEquals(List.of(200, 404, 409, 400, 404, 200), results.stream().map(r -> r.getInt("status")).toList());
+        assertEquals("SENT", results.get(0).getString("state"));
+        assertEquals(unknown, results.get(1).getString("messageId"));
+        assertEquals("urn:courier:problem:unknown-message", results.get(1).getJsonObject("problem").getString("type"));
+        assertEquals("PENDING", results.get(2).getJsonObject("problem").getString("state"));
+        assertEquals(Map.of("a", "CONSUMED", "b", "DELIVERED"), f.deliveries(sent), "the accepted reports applied");
+        assertTrue(f.delivery(sent, "b").getString("lastError").contains("busy"));
+        assertEquals("PENDING", f.state(pending), "the refused ones changed nothing");
+
+        assertEquals(400, http.post("api/messages/reports", "{\"reports\": {}}").status());
+        assertEquals(400, http.post("api/messages/reports", "{}").status());
+        String tooMany = "{\"reports\": [" + String.join(",", java.util.Collections.nCopies(1001,
+                "{\"messageId\": \"" + sent + "\", \"subscriber\": \"a\", \"outcome\": \"CONSUMED\"}")) + "]}";
+        assertEquals(400, http.post("api/messages/reports", tooMany).status());
     }
 
     @Test

@@ -44,6 +44,7 @@ public class Apps {
     private final Map<String, ReliableProducer> producers = new ConcurrentHashMap<>();
     private final Map<String, ReliableProducer> asyncProducers = new ConcurrentHashMap<>();
     private final Map<String, ReliableConsumer> consumers = new ConcurrentHashMap<>();
+    private final Map<String, ReliableConsumer> batchingConsumers = new ConcurrentHashMap<>();
 
     @PostConstruct
     void start() {
@@ -89,8 +90,16 @@ public class Apps {
         return asyncProducers.computeIfAbsent(name, n -> new ReliableProducer(courier, n, dataSource, transactions));
     }
 
+    /** The consumer helper reporting synchronously: the tests check each report's effect as the call returns. */
     public ReliableConsumer consumer(String subscriber) {
-        return consumers.computeIfAbsent(subscriber, s -> new ReliableConsumer(courier, s, dataSource, transactions));
+        return consumers.computeIfAbsent(subscriber, s -> new ReliableConsumer(courier, s, dataSource, transactions)
+                .reportingSynchronously());
+    }
+
+    /** The consumer helper as an application gets it by default: reports batched after commit. */
+    public ReliableConsumer batchingConsumer(String subscriber) {
+        return batchingConsumers.computeIfAbsent(subscriber, s -> new ReliableConsumer(courier, s, dataSource,
+                transactions));
     }
 
     public BarrierCheckBack checkBack() {

@@ -34,7 +34,7 @@ public class Downstream {
      * @return "id processed|duplicate", or null when no message came
      */
     @TransactionAttribute(TransactionAttributeType.REQUIRED)
-    public String consumeOne(String topic, String subscriber, boolean fail) throws Exception {
+    public String consumeOne(String topic, String subscriber, boolean fail, boolean batched) throws Exception {
         try (JMSContext jms = connectionFactory.createContext();
                 JMSConsumer consumer = jms.createConsumer(jms.createQueue(topic + "::" + topic + "." + subscriber))) {
             Message message = consumer.receive(2000);
@@ -42,7 +42,7 @@ public class Downstream {
                 return null;
             }
             String[] id = new String[1];
-            boolean processed = apps.consumer(subscriber).consume(message, (messageId, payload) -> {
+            boolean processed = (batched ? apps.batchingConsumer(subscriber) : apps.consumer(subscriber)).consume(message, (messageId, payload) -> {
                 id[0] = messageId;
                 effect(messageId, subscriber);
                 if (fail) {

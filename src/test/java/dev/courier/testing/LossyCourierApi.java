@@ -78,6 +78,26 @@ public final class LossyCourierApi implements CourierApi {
         real.failed(messageId, subscriber, reason);
     }
 
+    private final AtomicInteger batches = new AtomicInteger();
+    private final AtomicInteger batchedReports = new AtomicInteger();
+
+    @Override
+    public java.util.List<String> report(java.util.List<Report> reports) {
+        lose(reportsToLose);
+        java.util.List<String> refused = real.report(reports);
+        batches.incrementAndGet();
+        batchedReports.addAndGet(reports.size());
+        return refused;
+    }
+
+    public int batches() {
+        return batches.get();
+    }
+
+    public int batchedReports() {
+        return batchedReports.get();
+    }
+
     private static void lose(AtomicInteger counter) {
         if (counter.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
             throw new CourierException(0, "lost on the way (test)", null);

@@ -199,6 +199,14 @@ public class UpstreamResource {
         apps.courier().releaseSettles();
     }
 
+    /** How the helpers' reports went out in batches: {"batches", "reports"} since the start. */
+    @GET
+    @Path("reports")
+    public JsonObject reports() {
+        return Json.createObjectBuilder().add("batches", apps.courier().batches())
+                .add("reports", apps.courier().batchedReports()).build();
+    }
+
     @POST
     @Path("lose")
     public void lose(@QueryParam("settles") int settles, @QueryParam("reports") int reports) {
@@ -210,9 +218,9 @@ public class UpstreamResource {
     @POST
     @Path("downstream/{topic}/{subscriber}")
     public Response consume(@PathParam("topic") String topic, @PathParam("subscriber") String subscriber,
-            @QueryParam("fail") boolean fail) {
+            @QueryParam("fail") boolean fail, @QueryParam("batched") boolean batched) {
         try {
-            String result = downstream.consumeOne(topic, subscriber, fail);
+            String result = downstream.consumeOne(topic, subscriber, fail, batched);
             if (result == null) {
                 return Response.noContent().build();
             }
