@@ -48,6 +48,9 @@ class Protocol {
     private RelaySignal relay;
 
     @Inject
+    private LeftoverCopies leftovers;
+
+    @Inject
     private ReliableSettings settings;
 
     @Inject
@@ -205,8 +208,11 @@ class Protocol {
             if (d.state() == DeliveryState.CONSUMED) {
                 return new Outcome(id, m.state());
             }
-            store.moveDelivery(c, d, DeliveryState.CONSUMED, d.attempts(), null, d.lastError(), now);
+            moved(store.moveDelivery(c, d, DeliveryState.CONSUMED, d.attempts(), null, d.lastError(), now));
             store.record(c, id, subscriber, d.state(), DeliveryState.CONSUMED, "reported consumed", now);
+            if (d.attempts() > 1) {
+                leftovers.removeAfterCommit(m.topic(), subscriber, id); // a redelivered copy may still wait
+            }
             // A sent message is last updated by its confirm; one held for later counts from its delivery time.
             Instant sent = m.deliverAt() != null && m.deliverAt().isAfter(m.updatedAt()) ? m.deliverAt() : m.updatedAt();
             meters.consumed(m.topic(), subscriber, Duration.between(sent, now).isNegative() ? Duration.ZERO
@@ -242,8 +248,8 @@ class Protocol {
                 throw new StateConflictException("the delivery to", subscriber + "' of message '" + id, d.state(),
                         "reported failed");
             }
-            store.moveDelivery(c, d, DeliveryState.DELIVERED, d.attempts(), now.plus(redeliveryBackoff(d.attempts())),
-                    "failed: " + reason, null);
+            moved(store.moveDelivery(c, d, DeliveryState.DELIVERED, d.attempts(), now.plus(redeliveryBackoff(d.attempts())),
+                    "failed: " + reason, null));
             store.record(c, id, subscriber, d.state(), DeliveryState.DELIVERED, "failed: " + reason, now);
             return new Outcome(id, m.state());
         } catch (SQLException e) {
@@ -301,7 +307,7 @@ class Protocol {
                 throw new StateConflictException("the delivery to", subscriber + "' of message '" + id, d.state(),
                         "replayed (only a dead delivery can)");
             }
-            store.moveDelivery(c, d, DeliveryState.DELIVERED, 1, null, d.lastError(), null);
+            moved(store.moveDelivery(c, d, DeliveryState.DELIVERED, 1, null, d.lastError(), null));
             store.record(c, id, subscriber, d.state(), DeliveryState.DELIVERED, "replayed", now);
             outbox.insert(c, id, subscriber, 1, now);
             relay.afterCommit();
@@ -377,6 +383,31 @@ class Protocol {
         }
     }
 
+    /**
+     * A due delivery whose copy is still in the subscriber's queue (a backlog, not a loss): its report deadline
+     * moves one delivery timeout on from now, no copy is added and no attempt counted. Acts only on the delivery as
+     * read, under the message's lock.
+     */
+    void stillQueued(ReliableStore.DeliveryRow read, long copies) {
+        Instant now = clock.instant();
+        try (Connection c = store.connection()) {
+            ReliableStore.boundLockWaits(c);
+            Optional<ReliableStore.MessageRow> locked = store.lock(c, read.messageId());
+            Optional<ReliableStore.DeliveryRow> current = locked.isEmpty() ? Optional.empty()
+                    : store.delivery(c, read.messageId(), read.subscriber());
+            if (current.isEmpty() || current.get().version() != read.version()) {
+                return;
+            }
+            ReliableStore.DeliveryRow d = current.get();
+            store.moveDelivery(c, d, DeliveryState.DELIVERED, d.attempts(), now.plusMillis(d.timeoutMs()),
+                    d.lastError(), null);
+            store.record(c, d.messageId(), d.subscriber(), d.state(), DeliveryState.DELIVERED,
+                    copies + " cop" + (copies == 1 ? "y" : "ies") + " still in the subscriber's queue: deadline moved", now);
+        } catch (SQLException e) {
+            throw new IllegalStateException("moving a delivery's deadline failed", e);
+        }
+    }
+
     /** Records a check-back that settled nothing; past the maximum checks the message is dead. */
     void checkUnsettled(ReliableStore.ClaimedCheck check, String why) {
         Instant now = clock.instant();
@@ -414,6 +445,16 @@ class Protocol {
 
     private Duration redeliveryBackoff(int attempts) {
         return settings.redeliveryBackoff().delayAfter(attempts, ThreadLocalRandom.current().nextDouble());
+    }
+
+    /**
+     * A report's move of a delivery, made under the message's lock, cannot lose its version race: every writer of a
+     * delivery takes that lock first. Should one ever change nothing, fail loudly rather than answer success.
+     */
+    private static void moved(boolean changed) {
+        if (!changed) {
+            throw new IllegalStateException("a delivery changed under its message's lock");
+        }
     }
 
     private ReliableStore.MessageRow lock(Connection c, String id) throws SQLException {

@@ -3,11 +3,7 @@ package dev.courier.reliable;
 import dev.courier.platform.Json;
 import dev.courier.tracing.MessageTraces;
 import dev.courier.tracing.MessageTraces.Passage;
-import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.jms.ConnectionFactory;
-import jakarta.jms.JMSConsumer;
-import jakarta.jms.JMSContext;
 import jakarta.jms.JMSException;
 import jakarta.jms.MessageProducer;
 import jakarta.jms.Session;
@@ -18,7 +14,8 @@ import java.util.Map;
 
 /**
  * Puts reliable messages on the broker through the Artemis resource adapter, in the transaction of the context it
- * is given (the {@link Relay}'s local broker transaction), and creates subscribers' queues.
+ * is given (the {@link Relay}'s local broker transaction), creates subscribers' queues, and counts and removes a
+ * message's copies in one.
  *
  * <p>Each topic is a multicast address; each subscriber a durable multicast queue {@code topic.subscriber} on it,
  * which any JMS, AMQP or core client can consume as {@code topic::topic.subscriber}. Every copy, the first and each
@@ -40,8 +37,8 @@ class Publisher {
     /** JMS int property: the delivery attempt (1 for the first copy). */
     static final String ATTEMPT = "courierAttempt";
 
-    @Resource(lookup = "jms/courier")
-    private ConnectionFactory connectionFactory;
+    @jakarta.inject.Inject
+    private BrokerManagement management;
 
     @jakarta.inject.Inject
     private MessageTraces traces;
@@ -59,27 +56,30 @@ class Publisher {
         String configuration = Json.createObjectBuilder().add("name", Names.queue(topic, subscriber))
                 .add("address", topic).add("routing-type", "MULTICAST").add("durable", true)
                 .add("filter-string", SUBSCRIBER + " IS NULL OR " + SUBSCRIBER + " = '" + subscriber + "'").build().toString();
-        String parameters = Json.createArrayBuilder().add(configuration).add(true).build().toString();
-        try (JMSContext jms = connectionFactory.createContext()) {
-            jakarta.jms.TemporaryQueue replies = jms.createTemporaryQueue();
-            jakarta.jms.TextMessage request = jms.createTextMessage(parameters);
-            request.setStringProperty("_AMQ_ResourceName", "broker");
-            request.setStringProperty("_AMQ_OperationName", "createQueue");
-            request.setJMSReplyTo(replies);
-            jms.createProducer().send(jms.createQueue("activemq.management"), request);
-            try (JMSConsumer consumer = jms.createConsumer(replies)) {
-                jakarta.jms.Message reply = consumer.receive(10_000);
-                if (reply == null) {
-                    throw new jakarta.jms.JMSRuntimeException("the broker did not answer the createQueue request");
-                }
-                if (!reply.getBooleanProperty("_AMQ_OperationSucceeded")) {
-                    throw new jakarta.jms.JMSRuntimeException("the broker refused to create queue "
-                            + Names.queue(topic, subscriber) + ": " + reply.getBody(String.class));
-                }
-            }
-        } catch (jakarta.jms.JMSException e) {
-            throw new jakarta.jms.JMSRuntimeException("creating queue " + Names.queue(topic, subscriber) + " failed: " + e);
+        management.invoke("broker", "createQueue", Json.createValue(configuration), jakarta.json.JsonValue.TRUE);
+    }
+
+    /**
+     * How many copies of message {@code messageId} wait in {@code subscriber}'s queue (delivered to no consumer
+     * yet, or delivered and not acknowledged). Outside a transaction. @throws jakarta.jms.JMSRuntimeException
+     */
+    long copiesQueued(String topic, String subscriber, String messageId) {
+        return management.invoke("queue." + Names.queue(topic, subscriber), "countMessages",
+                Json.createValue(copiesOf(messageId))).getJsonNumber(0).longValue();
+    }
+
+    /** Removes the copies of {@code messageId} left in {@code subscriber}'s queue. @return how many */
+    long removeCopies(String topic, String subscriber, String messageId) {
+        return management.invoke("queue." + Names.queue(topic, subscriber), "removeMessages",
+                Json.createValue(copiesOf(messageId))).getJsonNumber(0).longValue();
+    }
+
+    /** A filter on the message id, which Courier made (a UUID): no quote can reach the filter from a caller. */
+    private static String copiesOf(String messageId) {
+        if (!messageId.matches("[0-9a-fA-F-]{36}")) {
+            throw new IllegalArgumentException("not a message id: " + messageId);
         }
+        return MESSAGE_ID + " = '" + messageId + "'";
     }
 
     /**

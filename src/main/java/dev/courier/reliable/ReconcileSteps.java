@@ -69,7 +69,7 @@ class ReconcileSteps {
         }
     }
 
-    List<ReliableStore.DeliveryRow> dueDeliveries() {
+    List<ReliableStore.DueDelivery> dueDeliveries() {
         try (Connection c = store.connection()) {
             return store.dueDeliveries(c, clock.instant(), settings.batchSize);
         } catch (SQLException e) {
@@ -79,6 +79,10 @@ class ReconcileSteps {
 
     void redeliver(ReliableStore.DeliveryRow due) {
         protocol.redeliverOrBury(due);
+    }
+
+    void stillQueued(ReliableStore.DeliveryRow due, long copies) {
+        protocol.stillQueued(due, copies);
     }
 
     List<ReliableStore.ClaimedNotice> claimNotices() {

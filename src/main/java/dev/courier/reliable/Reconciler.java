@@ -72,6 +72,9 @@ public class Reconciler {
     private ProducerGates gates;
 
     @Inject
+    private Publisher publisher;
+
+    @Inject
     private ReliableSettings settings;
 
     @Inject
@@ -139,16 +142,22 @@ public class Reconciler {
      * end the round (the database is likely down).
      */
     private void redeliver(long untilNanos) {
-        List<ReliableStore.DeliveryRow> due;
+        List<ReliableStore.DueDelivery> due;
         int failuresInARow = 0;
         do {
             due = steps.dueDeliveries();
-            for (ReliableStore.DeliveryRow delivery : due) {
+            for (ReliableStore.DueDelivery d : due) {
+                ReliableStore.DeliveryRow delivery = d.row();
                 if (System.nanoTime() >= untilNanos) {
                     return;
                 }
                 try {
-                    steps.redeliver(delivery);
+                    long queued = copiesQueued(d);
+                    if (queued > 0) {
+                        steps.stillQueued(delivery, queued); // a backlog, not a loss: no further copy
+                    } else {
+                        steps.redeliver(delivery);
+                    }
                     failuresInARow = 0;
                 } catch (RuntimeException e) {
                     LOG.warning("redelivery of " + delivery.messageId() + " to " + delivery.subscriber()
@@ -159,6 +168,19 @@ public class Reconciler {
                 }
             }
         } while (due.size() == settings.batchSize && System.nanoTime() < untilNanos);
+    }
+
+    /**
+     * Copies of the due delivery's message still in its subscriber's queue (0 when the broker cannot say: then a
+     * redelivery is the safe side, a duplicate at worst, which the inbox absorbs).
+     */
+    private long copiesQueued(ReliableStore.DueDelivery d) {
+        try {
+            return publisher.copiesQueued(d.topic(), d.row().subscriber(), d.row().messageId());
+        } catch (RuntimeException e) {
+            LOG.fine(() -> "could not count the copies of " + d.row().messageId() + " in its queue: " + e);
+            return 0;
+        }
     }
 
     /**

@@ -570,16 +570,21 @@ class ReliableStore {
         }
     }
 
+    /** A due delivery with its message's topic (which names the subscriber's queue). */
+    record DueDelivery(DeliveryRow row, String topic) {
+    }
+
     /** Deliveries whose report is overdue (or whose failure's backoff ran out), oldest first. */
-    List<DeliveryRow> dueDeliveries(Connection c, Instant now, int limit) throws SQLException {
-        try (PreparedStatement select = c.prepareStatement("SELECT " + DELIVERY_COLUMNS + " FROM courier_rm_delivery "
-                + "WHERE state = 'DELIVERED' AND next_attempt_at <= ? ORDER BY next_attempt_at FETCH FIRST ? ROWS ONLY")) {
+    List<DueDelivery> dueDeliveries(Connection c, Instant now, int limit) throws SQLException {
+        try (PreparedStatement select = c.prepareStatement("SELECT " + DELIVERY_COLUMNS.replaceAll("(^|, )", "$1d.")
+                + ", m.topic FROM courier_rm_delivery d JOIN courier_rm_message m ON m.id = d.message_id "
+                + "WHERE d.state = 'DELIVERED' AND d.next_attempt_at <= ? ORDER BY d.next_attempt_at FETCH FIRST ? ROWS ONLY")) {
             select.setTimestamp(1, ts(now), Columns.utc());
             select.setInt(2, limit);
             try (ResultSet rows = select.executeQuery()) {
-                List<DeliveryRow> found = new ArrayList<>();
+                List<DueDelivery> found = new ArrayList<>();
                 while (rows.next()) {
-                    found.add(deliveryRow(rows));
+                    found.add(new DueDelivery(deliveryRow(rows), rows.getString(11)));
                 }
                 return found;
             }

@@ -10,6 +10,7 @@ import dev.courier.testing.Eventually;
 import dev.courier.testing.Http;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -74,9 +75,10 @@ class DownstreamFailureIT {
         Eventually.until("the failure reported", Fixture.SETTLE,
                 () -> f.delivery(id, "a").getString("lastError", "").startsWith("failed:"));
         f.advance(5); // past the redelivery backoff
-        Eventually.until("Courier redelivered", Fixture.SETTLE, () -> Broker.messagesAdded(f.topic + ".a") == 2);
-        List<Boolean> processed = consumeAll("a");
-        assertEquals(List.of(true, false), processed, "the broker's own redelivery and Courier's: one effect");
+        // The rolled-back receive put the copy back in the queue: Courier sees it there and adds none.
+        Eventually.until("the deadline moved", Fixture.SETTLE, () -> moved(id, "a") >= 1);
+        assertEquals(1, Broker.messagesAdded(f.topic + ".a"), "no copy from Courier beside the broker's own");
+        assertEquals(List.of(true), consumeAll("a"), "the broker's redelivery, processed once");
         f.awaitState(id, "COMPLETED");
         assertEquals(1, f.effects(id, "a"));
     }
@@ -125,6 +127,57 @@ class DownstreamFailureIT {
         String later = f.order("").getString("messageId");
         Eventually.until("the next message reaches b", Fixture.SETTLE, () -> Broker.messagesAdded(f.topic + ".b") == 1);
         assertEquals(Map.of("a", "DELIVERED", "b", "DELIVERED"), f.deliveries(later));
+    }
+
+    @Test
+    void a_backlog_longer_than_the_delivery_timeout_gets_no_further_copies_and_nothing_dies() {
+        f.register(f.producer, "BARRIER").subscribe(2, 1, "slow");
+        List<String> ids = List.of(f.order("").getString("messageId"), f.order("").getString("messageId"),
+                f.order("").getString("messageId"));
+        Eventually.until("relayed", Fixture.SETTLE, () -> Broker.messagesAdded(f.topic + ".slow") == 3);
+
+        for (int round = 1; round <= 3; round++) { // three timeouts pass while the copies wait in the queue
+            f.advance(3);
+            int expected = round;
+            Eventually.until("deadlines moved " + round + " times", Fixture.SETTLE, () -> ids.stream().allMatch(id ->
+                    moved(id, "slow") >= expected));
+        }
+
+        assertEquals(3, Broker.messagesAdded(f.topic + ".slow"), "no copy beside one still queued");
+        for (String id : ids) {
+            assertEquals("DELIVERED", f.delivery(id, "slow").getString("state"), "a backlog is not a loss");
+            assertEquals(1, f.delivery(id, "slow").getInt("attempts"));
+        }
+        for (int i = 0; i < 3; i++) {
+            assertTrue(f.consume("slow", false).orElseThrow().getBoolean("processed"));
+        }
+        for (String id : ids) {
+            f.awaitState(id, "COMPLETED");
+        }
+    }
+
+    @Test
+    void a_copy_left_in_the_queue_after_the_delivery_was_consumed_is_removed() {
+        f.register(f.producer, "BARRIER").subscribe(2, 5, "a");
+        String id = f.order("").getString("messageId");
+        // The subscriber takes the first copy off its queue and is slow to report: the timeout sends another.
+        assertEquals(id, Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10)).orElseThrow().courierMessageId());
+        f.advance(3);
+        Eventually.until("redelivered", Fixture.SETTLE, () -> Broker.messagesAdded(f.topic + ".a") == 2);
+        assertEquals(1, Broker.messageCount(f.topic + ".a"));
+
+        assertEquals("COMPLETED", http.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"a\"}").json()
+                .getString("state"));
+
+        Eventually.until("the leftover copy removed", Fixture.SETTLE, () -> Broker.messageCount(f.topic + ".a") == 0);
+    }
+
+    /** How often the delivery's deadline moved because its copy was still queued. */
+    private long moved(String id, String subscriber) {
+        return f.message(id).getJsonArray("history").getValuesAs(JsonObject.class).stream()
+                .filter(c -> subscriber.equals(c.getString("subscriber", null))
+                        && c.getString("reason", "").contains("still in the subscriber's queue"))
+                .count();
     }
 
     @Test

@@ -1,0 +1,62 @@
+package dev.courier.reliable;
+
+import dev.courier.platform.Json;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.jms.ConnectionFactory;
+import jakarta.jms.JMSConsumer;
+import jakarta.jms.JMSContext;
+import jakarta.jms.JMSException;
+import jakarta.jms.JMSRuntimeException;
+import jakarta.json.JsonArray;
+import jakarta.json.JsonArrayBuilder;
+import jakarta.json.JsonValue;
+import java.io.StringReader;
+
+/**
+ * Operations on the broker's management address (a request, answered on a temporary queue): creating a
+ * subscriber's queue, and counting or removing a message's copies in one. Must run outside a transaction, or the
+ * request would wait for a commit that waits for the answer.
+ */
+@ApplicationScoped
+class BrokerManagement {
+
+    @Resource(lookup = "jms/courier")
+    private ConnectionFactory connectionFactory;
+
+    /**
+     * Invokes {@code operation} on the broker's management resource {@code resource} ({@code broker},
+     * {@code queue.<name>}) with {@code parameters}. @return the answer's JSON array
+     *
+     * @throws JMSRuntimeException when the broker cannot be reached, does not answer in 10 s, or refuses
+     */
+    JsonArray invoke(String resource, String operation, JsonValue... parameters) {
+        JsonArrayBuilder arguments = Json.createArrayBuilder();
+        for (JsonValue p : parameters) {
+            arguments.add(p);
+        }
+        try (JMSContext jms = connectionFactory.createContext()) {
+            jakarta.jms.TemporaryQueue replies = jms.createTemporaryQueue();
+            jakarta.jms.TextMessage request = jms.createTextMessage(arguments.build().toString());
+            request.setStringProperty("_AMQ_ResourceName", resource);
+            request.setStringProperty("_AMQ_OperationName", operation);
+            request.setJMSReplyTo(replies);
+            jms.createProducer().send(jms.createQueue("activemq.management"), request);
+            try (JMSConsumer consumer = jms.createConsumer(replies)) {
+                jakarta.jms.Message reply = consumer.receive(10_000);
+                if (reply == null) {
+                    throw new JMSRuntimeException("the broker did not answer " + operation + " on " + resource);
+                }
+                String body = reply.getBody(String.class);
+                if (!reply.getBooleanProperty("_AMQ_OperationSucceeded")) {
+                    throw new JMSRuntimeException("the broker refused " + operation + " on " + resource + ": " + body);
+                }
+                try (var reader = Json.createReader(new StringReader(body == null ? "[]" : body))) {
+                    return reader.readArray();
+                }
+            }
+        } catch (JMSException e) {
+            throw new JMSRuntimeException(operation + " on " + resource + " failed: " + e);
+        }
+    }
+}
