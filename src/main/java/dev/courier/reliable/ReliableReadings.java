@@ -33,9 +33,6 @@ public class ReliableReadings {
     public Map<MetricID, Double> read() {
         Map<MetricID, Double> readings = new HashMap<>();
         try (Connection c = store.connection()) {
-            // Counts for gauges need no locks: read without them, so that a reading never waits for (or, on
-            // Derby, deadlocks with) a report that holds a message and its delivery.
-            c.setTransactionIsolation(Connection.TRANSACTION_READ_UNCOMMITTED);
             for (Subscriber s : store.subscribers(c, null)) {
                 Tag topic = new Tag("topic", s.topic());
                 for (MessageState state : new MessageState[] {MessageState.PENDING, MessageState.SENT, MessageState.DEAD}) {
