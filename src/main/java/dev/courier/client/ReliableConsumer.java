@@ -3,9 +3,15 @@ package dev.courier.client;
 import jakarta.jms.JMSException;
 import jakarta.jms.Message;
 import jakarta.jms.TextMessage;
+import jakarta.transaction.HeuristicMixedException;
+import jakarta.transaction.HeuristicRollbackException;
+import jakarta.transaction.NotSupportedException;
+import jakarta.transaction.RollbackException;
 import jakarta.transaction.Status;
+import jakarta.transaction.SystemException;
 import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
+import jakarta.transaction.UserTransaction;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -34,12 +40,17 @@ import javax.sql.DataSource;
  * so a busy consumer pays no round trip to Courier per message. {@link #reportingSynchronously()} makes each report
  * on the thread that completed the transaction, before {@code onMessage} returns.
  *
- * <p><b>In a message-driven bean</b>, either mode of the container's transaction works. With the MDB's
- * container-managed transaction ({@code REQUIRED}), the broker's receive and the database's writes are one XA
- * transaction: a redelivery happens only if both rolled back. With {@code NOT_SUPPORTED} (or bean-managed), the
- * MDB begins a {@code UserTransaction} around {@link #consume}: the inbox row and the business writes commit in one
- * local transaction, the broker's acknowledgement comes after {@code onMessage} returns, and a crash between the two
- * redelivers a message the inbox has already seen: at-least-once on the wire, once in effect, no two-phase commit.
+ * <p><b>In a message-driven bean</b>, two modes. The default needs no two-phase commit: a bean-managed MDB
+ * ({@code @TransactionManagement(BEAN)}) calls {@link #consumeInOwnTransaction}, so the inbox row and the business
+ * writes commit in one local transaction of the application's database and the broker's acknowledgement comes
+ * after {@code onMessage} returns; a crash between the two redelivers a message the inbox has already seen:
+ * at-least-once on the wire, once in effect. A failed handler rolls back, is reported failed, and its copy is
+ * acknowledged: Courier sends the next copy after its backoff. The other mode is the MDB's container-managed XA
+ * transaction ({@code REQUIRED}) around {@link #consume}: the broker's receive and the database's writes commit
+ * or roll back together, a failure is redelivered by the broker (and reported failed, so Courier's own copy
+ * follows after its backoff; the inbox absorbs whichever comes second). The MDB's activation spec names the
+ * subscriber's queue {@code topic.subscriber} as a {@code jakarta.jms.Queue}; register the subscriber before the
+ * MDB starts.
  */
 public final class ReliableConsumer {
 
@@ -176,6 +187,58 @@ public final class ReliableConsumer {
             if (span != null) {
                 span.close();
             }
+        }
+    }
+
+    /**
+     * Handles {@code message} once in a local transaction of its own, begun and ended on {@code transaction}: for a
+     * bean-managed MDB, or any thread outside a transaction. The inbox row and the handler's writes commit together
+     * or not at all; the report to Courier follows the outcome. A handler's failure is not thrown on: the
+     * transaction rolls back, the failure is logged and reported, and the caller acknowledges the copy as usual,
+     * since Courier redelivers a failed delivery after its backoff (a broker redelivery on top would be a second
+     * copy racing the first).
+     *
+     * @return true when the handler's writes committed now; false for a duplicate or a failure
+     * @throws IllegalArgumentException for a message Courier did not send (no {@code courierMessageId})
+     * @throws IllegalStateException when a transaction is already active on the thread, or the transaction
+     *         manager fails to begin one
+     */
+    public boolean consumeInOwnTransaction(UserTransaction transaction, Message message, Handler handler)
+            throws JMSException {
+        if (message.getStringProperty(MESSAGE_ID) == null) {
+            throw new IllegalArgumentException("not a Courier message: no " + MESSAGE_ID + " property");
+        }
+        try {
+            transaction.begin();
+        } catch (NotSupportedException | SystemException e) {
+            throw new IllegalStateException("ReliableConsumer.consumeInOwnTransaction needs no transaction on the"
+                    + " thread (a bean-managed MDB, or NOT_SUPPORTED): " + e, e);
+        }
+        boolean ran;
+        try {
+            ran = consume(message, handler);
+        } catch (Exception | Error e) {
+            rollBack(transaction, message, e);
+            return false;
+        }
+        try {
+            transaction.commit();
+            return ran;
+        } catch (RollbackException | HeuristicMixedException | HeuristicRollbackException | SystemException e) {
+            // The synchronization reported the outcome; nothing committed, or the manager says what did.
+            LOG.log(Level.WARNING, "the consumer's transaction for message " + message.getStringProperty(MESSAGE_ID)
+                    + " did not commit; Courier redelivers it", e);
+            return false;
+        }
+    }
+
+    private static void rollBack(UserTransaction transaction, Message message, Throwable cause) throws JMSException {
+        LOG.log(Level.INFO, "handling message " + message.getStringProperty(MESSAGE_ID)
+                + " failed; rolled back, Courier redelivers it after its backoff: " + cause);
+        try {
+            transaction.rollback();
+        } catch (SystemException | IllegalStateException e) {
+            LOG.log(Level.WARNING, "rolling back the consumer's transaction failed", e);
         }
     }
 

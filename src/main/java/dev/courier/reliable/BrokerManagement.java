@@ -15,7 +15,7 @@ import java.io.StringReader;
 
 /**
  * Operations on the broker's management address (a request, answered on a temporary queue): creating a
- * subscriber's queue, and counting or removing a message's copies in one. Must run outside a transaction, or the
+ * subscriber's queue and reading what it is, and counting or removing a message's copies in one. Must run outside a transaction, or the
  * request would wait for a commit that waits for the answer.
  */
 @ApplicationScoped
@@ -35,11 +35,25 @@ class BrokerManagement {
         for (JsonValue p : parameters) {
             arguments.add(p);
         }
+        return request(resource, "_AMQ_OperationName", operation, arguments.build().toString());
+    }
+
+    /**
+     * Reads {@code attribute} of the management resource {@code resource} (e.g. {@code address} of
+     * {@code queue.<name>}). @return the answer's JSON array (one element)
+     *
+     * @throws JMSRuntimeException when the broker cannot be reached, does not answer, or has no such resource
+     */
+    JsonArray attribute(String resource, String attribute) {
+        return request(resource, "_AMQ_Attribute", attribute, "[]");
+    }
+
+    private JsonArray request(String resource, String kind, String operation, String arguments) {
         try (JMSContext jms = connectionFactory.createContext()) {
             jakarta.jms.TemporaryQueue replies = jms.createTemporaryQueue();
-            jakarta.jms.TextMessage request = jms.createTextMessage(arguments.build().toString());
+            jakarta.jms.TextMessage request = jms.createTextMessage(arguments);
             request.setStringProperty("_AMQ_ResourceName", resource);
-            request.setStringProperty("_AMQ_OperationName", operation);
+            request.setStringProperty(kind, operation);
             request.setJMSReplyTo(replies);
             jms.createProducer().send(jms.createQueue("activemq.management"), request);
             try (JMSConsumer consumer = jms.createConsumer(replies)) {

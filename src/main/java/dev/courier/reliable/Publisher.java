@@ -45,18 +45,41 @@ class Publisher {
 
     /**
      * Makes sure the subscriber's durable multicast queue {@code topic.subscriber} exists on the address
-     * {@code topic}: a {@code createQueue} request to the broker's management address, answered on a temporary
-     * queue. Idempotent. Must run outside a transaction, or the request would wait for a commit that waits for
-     * the answer. (A JMS shared durable subscription would do it too, but the Artemis client escapes the dot in
-     * its name: the queue would be {@code topic\.subscriber}.)
+     * {@code topic} with the subscriber's filter: a {@code createQueue} request to the broker's management address,
+     * answered on a temporary queue, then the queue's address, routing type and filter read back. A queue of that
+     * name that is something else is replaced: the broker auto-creates one when a consumer (an MDB's activation
+     * spec started before its subscriber was registered) asks for a queue that does not exist, as an anycast queue
+     * on an address of its own, which no copy would ever reach. Replacing it cuts that consumer off (the resource
+     * adapter does not attach again to a replaced queue): register a subscriber before its consumer starts.
+     * Idempotent. Must run outside a transaction, or the request would wait for a commit that waits for the
+     * answer. (A JMS shared durable subscription would do it too, but the Artemis client escapes the dot in its
+     * name: the queue would be {@code topic\.subscriber}.)
      *
+     * @return true when a queue of that name that was something else had to be replaced
      * @throws jakarta.jms.JMSRuntimeException when the broker cannot be reached or refuses
      */
-    void subscribe(String topic, String subscriber) {
-        String configuration = Json.createObjectBuilder().add("name", Names.queue(topic, subscriber))
+    boolean subscribe(String topic, String subscriber) {
+        String name = Names.queue(topic, subscriber);
+        String filter = SUBSCRIBER + " IS NULL OR " + SUBSCRIBER + " = '" + subscriber + "'";
+        String configuration = Json.createObjectBuilder().add("name", name)
                 .add("address", topic).add("routing-type", "MULTICAST").add("durable", true)
-                .add("filter-string", SUBSCRIBER + " IS NULL OR " + SUBSCRIBER + " = '" + subscriber + "'").build().toString();
+                .add("filter-string", filter).build().toString();
         management.invoke("broker", "createQueue", Json.createValue(configuration), jakarta.json.JsonValue.TRUE);
+        if (is(name, "address", topic) && is(name, "routingType", "MULTICAST") && is(name, "filter", filter)) {
+            return false;
+        }
+        // Something else by that name (anycast, another address, no filter): nothing of Courier's reaches it.
+        management.invoke("broker", "destroyQueue", Json.createValue(name), jakarta.json.JsonValue.TRUE);
+        management.invoke("broker", "createQueue", Json.createValue(configuration), jakarta.json.JsonValue.FALSE);
+        return true;
+    }
+
+    private boolean is(String queue, String attribute, String expected) {
+        jakarta.json.JsonArray answer = management.attribute("queue." + queue, attribute);
+        if (answer.isEmpty() || answer.get(0).getValueType() != jakarta.json.JsonValue.ValueType.STRING) {
+            return expected == null;
+        }
+        return expected.equals(answer.getString(0));
     }
 
     /**

@@ -17,13 +17,16 @@ import java.util.Optional;
 
 /**
  * Topics, their subscribers and their grants. A topic exists once it has a subscriber. Adding a subscriber first makes sure its
- * durable broker queue {@code topic.subscriber} exists (idempotent, outside any transaction: the broker's
- * management answers only after the request is sent), then records it: messages confirmed from then on are
+ * durable broker queue {@code topic.subscriber} exists and is that subscriber's (idempotent, outside any
+ * transaction: the broker's management answers only after the request is sent; a queue of that name the broker
+ * auto-created for an early consumer is replaced), then records it: messages confirmed from then on are
  * delivered to it. Adding it again updates its retry limit and delivery timeout.
  */
 @Stateless
 @TransactionAttribute(TransactionAttributeType.REQUIRED)
 public class Topics {
+
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(Topics.class.getName());
 
     @Inject
     private ReliableStore store;
@@ -54,7 +57,11 @@ public class Topics {
         if (subscriber.deliveryTimeout().toMillis() < 1 || subscriber.deliveryTimeout().compareTo(Duration.ofDays(1)) > 0) {
             throw ProblemException.invalid("'deliveryTimeoutSeconds' must be from 0.001 to 86400");
         }
-        publisher.subscribe(topic, name);
+        if (publisher.subscribe(topic, name)) {
+            LOG.warning("the broker had a queue " + Names.queue(topic, name) + " that was not subscriber " + name
+                    + "'s of topic " + topic + " (auto-created for a consumer that came first?); it was replaced,"
+                    + " and a consumer attached to it must be restarted");
+        }
         try (Connection c = store.connection()) {
             try {
                 return store.saveSubscriber(c, subscriber, clock.instant());

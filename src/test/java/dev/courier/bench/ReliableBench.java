@@ -6,6 +6,7 @@ import dev.courier.testing.CourierDeployment;
 import dev.courier.testing.Broker;
 import dev.courier.testing.Eventually;
 import dev.courier.testing.Http;
+import dev.courier.testing.InboxListeners;
 import dev.courier.testing.ProducerStub;
 import jakarta.jms.JMSConsumer;
 import jakarta.jms.JMSContext;
@@ -35,7 +36,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * The reliable message service benchmark ({@code mvn -Pbench verify -Dit.includes=**}{@code /ReliableBench.java},
  * on PostgreSQL): prepare+confirm throughput and latency at 1, 4 and 16 producers through the Java API (in the
- * server) and over REST (from this JVM); the time from a confirm's answer to the subscriber's consumed report
+ * server) and over REST (from this JVM); the helpers end to end (orders placed through the producer helper, applied
+ * by a test MDB through the consumer helper, in its local mode and its XA mode: {@code HelperBench}); the time from
+ * a confirm's answer to the subscriber's consumed report
  * being recorded; and the check-back reconciler's rate on 10 000 stale pending messages while another producer
  * is down. Prints a table and writes it to {@code target/bench/reliable.md}. Asserts nothing about speed.
  */
@@ -76,9 +79,13 @@ class ReliableBench {
             rest(topic, producer, 4, 300);
             queueCycle(4, 400);
             restSends(queue, 4, 300);
+            String helpers = helperProducer();
+            helpers(helpers, InboxListeners.LOCAL, 4, 400); // warm-up
+            helpers(helpers, InboxListeners.XA, 4, 200);
             List<String> ratios = new ArrayList<>();
-            ratios.add("| producers | Java prepare+confirm / queue send+receive+ack (Java) | REST prepare+confirm / REST queue send |");
-            ratios.add("|---|---|---|");
+            ratios.add("| producers | Java prepare+confirm / queue send+receive+ack (Java) | REST prepare+confirm / REST queue send "
+                    + "| helpers → MDB local, applied / queue cycle | helpers → MDB local / helpers → MDB XA |");
+            ratios.add("|---|---|---|---|---|");
             for (int producers : PRODUCERS) {
                 JsonObject java = java(topic, producer, producers, MESSAGES);
                 rows.add(row("Java", producers, MESSAGES, java.getJsonNumber("perSecond").doubleValue(),
@@ -95,9 +102,21 @@ class ReliableBench {
                 double[] sends = restSends(queue, producers, MESSAGES);
                 rows.add(row("queue send, REST", producers, MESSAGES, sends[0], sends[1], sends[2]));
                 System.out.println(rows.get(rows.size() - 1));
-                ratios.add(String.format(Locale.ROOT, "| %d | %.2f | %.2f |", producers,
+                JsonObject local = helpers(helpers, InboxListeners.LOCAL, producers, MESSAGES);
+                rows.add(row("helpers → MDB local (order committed → effect applied)", producers, MESSAGES,
+                        local.getJsonNumber("perSecond").doubleValue(), local.getJsonNumber("p50Millis").doubleValue(),
+                        local.getJsonNumber("p99Millis").doubleValue()));
+                System.out.println(rows.get(rows.size() - 1));
+                JsonObject xa = helpers(helpers, InboxListeners.XA, producers, MESSAGES);
+                rows.add(row("helpers → MDB XA (order committed → effect applied)", producers, MESSAGES,
+                        xa.getJsonNumber("perSecond").doubleValue(), xa.getJsonNumber("p50Millis").doubleValue(),
+                        xa.getJsonNumber("p99Millis").doubleValue()));
+                System.out.println(rows.get(rows.size() - 1));
+                ratios.add(String.format(Locale.ROOT, "| %d | %.2f | %.2f | %.2f | %.2f |", producers,
                         java.getJsonNumber("perSecond").doubleValue() / cycle.getJsonNumber("perSecond").doubleValue(),
-                        rest[0] / sends[0]));
+                        rest[0] / sends[0], local.getJsonNumber("perSecond").doubleValue()
+                                / cycle.getJsonNumber("perSecond").doubleValue(),
+                        local.getJsonNumber("perSecond").doubleValue() / xa.getJsonNumber("perSecond").doubleValue()));
             }
             http.delete("api/queues/" + queue);
             // End to end on an idle system: the consumer first drains what the throughput runs left behind.
@@ -126,6 +145,24 @@ class ReliableBench {
             Files.createDirectories(Path.of("target/bench"));
             Files.writeString(Path.of("target/bench/reliable.md"), table);
         }
+    }
+
+    /** A producer whose check-back is the test application's barrier table (the producer helper's). */
+    private String helperProducer() {
+        String name = "benchh" + UUID.randomUUID().toString().substring(0, 8);
+        http.put("api/test/apps/" + name + "/mode/BARRIER", "");
+        String base = "http://localhost:" + System.getProperty("it.http.port", "19080") + "/";
+        assertEquals(201, http.post("api/producers", "{\"name\": \"" + name + "\", \"checkBackUrl\": \"" + base
+                + "api/test/apps/" + name + "/check-back\"}").status());
+        return name;
+    }
+
+    /** Orders through the producer helper, applied by a test MDB through the consumer helper (HelperBench). */
+    private JsonObject helpers(String producer, String topic, int producers, int messages) {
+        Http.Response run = http.post("api/test/apps/bench/helpers?producer=" + producer + "&topic=" + topic
+                + "&producers=" + producers + "&messages=" + messages, "");
+        assertEquals(200, run.status(), run::toString);
+        return run.json();
     }
 
     private String checkBackRate(ProducerStub stub) throws Exception {

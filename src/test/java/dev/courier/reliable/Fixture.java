@@ -18,7 +18,16 @@ final class Fixture {
 
     final Http http = Http.server();
     final String producer = unique("p");
-    final String topic = unique("t");
+    final String topic;
+
+    Fixture() {
+        this(unique("t"));
+    }
+
+    /** A fixture on an existing topic (one the test MDBs consume). */
+    Fixture(String topic) {
+        this.topic = topic;
+    }
 
     static String unique(String prefix) {
         return prefix + UUID.randomUUID().toString().replace("-", "").substring(0, 10);

@@ -40,6 +40,12 @@ public class Apps {
     @Resource
     private TransactionSynchronizationRegistry transactions;
 
+    @jakarta.inject.Inject
+    private dev.courier.reliable.Topics topics;
+
+    @Resource
+    private jakarta.enterprise.concurrent.ManagedExecutorService managedExecutor;
+
     private LossyCourierApi courier;
     private final Map<String, ReliableProducer> producers = new ConcurrentHashMap<>();
     private final Map<String, ReliableProducer> asyncProducers = new ConcurrentHashMap<>();
@@ -61,6 +67,56 @@ public class Apps {
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
+        // The test MDBs' subscribers first, then their endpoints (autoStart false in test-listeners.xml): an MDB
+        // that attached before its subscriber's queue existed would make the broker auto-create one no copy reaches.
+        for (String topic : new String[] {InboxListeners.LOCAL, InboxListeners.XA}) {
+            try {
+                topics.subscribe(topic, InboxListeners.SUBSCRIBER, 10, Duration.ofSeconds(30));
+            } catch (RuntimeException e) {
+                java.util.logging.Logger.getLogger(Apps.class.getName()).warning("subscribing the test MDB of "
+                        + topic + " failed (broker down?): " + e);
+            }
+        }
+        managedExecutor.execute(Apps::resumeListeners);
+    }
+
+    /** Resumes the test MDBs' endpoints through Liberty's ServerEndpointControl MBean, once they are installed. */
+    private static void resumeListeners() {
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(Apps.class.getName());
+        try {
+            javax.management.MBeanServer server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+            javax.management.ObjectName control = new javax.management.ObjectName(
+                    "WebSphere:feature=kernel,name=ServerEndpointControl");
+            for (int attempt = 0; attempt < 120; attempt++) {
+                Object endpoints = server.invoke(control, "listEndpoints", null, null);
+                java.util.List<String> ours = new java.util.ArrayList<>();
+                for (Object name : toArray(endpoints)) {
+                    if (String.valueOf(name).contains("InboxListener")) {
+                        ours.add(String.valueOf(name));
+                    }
+                }
+                if (ours.size() >= 2) {
+                    server.invoke(control, "resume", new Object[] {String.join(",", ours)},
+                            new String[] {String.class.getName()});
+                    log.info("resumed the test MDBs' endpoints " + ours);
+                    return;
+                }
+                Thread.sleep(500);
+            }
+            log.warning("the test MDBs' endpoints never showed up in ServerEndpointControl.listEndpoints");
+        } catch (Exception e) {
+            log.log(java.util.logging.Level.WARNING, "resuming the test MDBs' endpoints failed", e);
+        }
+    }
+
+    private static Object[] toArray(Object endpoints) {
+        if (endpoints instanceof Object[] array) {
+            return array;
+        }
+        if (endpoints instanceof java.util.Collection<?> collection) {
+            return collection.toArray();
+        }
+        return new Object[] {endpoints};
     }
 
     private static void create(Connection c, String ddl) {

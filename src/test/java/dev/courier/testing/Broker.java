@@ -86,21 +86,42 @@ public final class Broker {
         }
     }
 
+    /** The routing type of queue {@code queue} ("MULTICAST", "ANYCAST"). */
+    public static String routingType(String queue) {
+        return (String) attribute(ResourceNames.QUEUE + queue, "routingType");
+    }
+
+    /** Deletes queue {@code queue}, cutting off its consumers (as an operator's mistake would). */
+    public static void destroyQueue(String queue) {
+        management(ResourceNames.BROKER, request -> {
+            try {
+                ManagementHelper.putOperationInvocation(request, ResourceNames.BROKER, "destroyQueue", queue, true);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
     private static Object attribute(String resource, String attribute) {
+        return management(resource, request -> ManagementHelper.putAttribute(request, resource, attribute));
+    }
+
+    private static Object management(String resource, java.util.function.Consumer<ClientMessage> what) {
         try (ServerLocator locator = ActiveMQClient.createServerLocator("tcp://127.0.0.1:" + PORT);
                 ClientSessionFactory factory = locator.createSessionFactory();
                 ClientSession session = factory.createSession(USER, PASSWORD, false, true, true, false, 1)) {
             ClientRequestor requestor = new ClientRequestor(session, "activemq.management");
             ClientMessage request = session.createMessage(false);
-            ManagementHelper.putAttribute(request, resource, attribute);
+            what.accept(request);
             session.start();
             ClientMessage reply = requestor.request(request, 10_000);
             if (reply == null || !ManagementHelper.hasOperationSucceeded(reply)) {
-                throw new IllegalStateException("management request for " + resource + "." + attribute + " failed");
+                throw new IllegalStateException("the management request on " + resource + " failed: "
+                        + (reply == null ? "no answer" : ManagementHelper.getResult(reply)));
             }
             return ManagementHelper.getResult(reply);
         } catch (Exception e) {
-            throw new IllegalStateException("cannot read " + resource + "." + attribute + " from the broker", e);
+            throw new IllegalStateException("the management request on " + resource + " failed", e);
         }
     }
 

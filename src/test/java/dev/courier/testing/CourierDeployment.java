@@ -21,11 +21,22 @@ public final class CourierDeployment {
         WebArchive war = ShrinkWrap.createFromZipFile(WebArchive.class, built)
                 .addClasses(ArmedFaults.class, SettableClock.class, ProbeDriver.class, TestControlResource.class,
                         Apps.class, LossyCourierApi.class, Orders.class, Orders.Hold.class, Orders.Rows.class,
-                        Downstream.class, UpstreamResource.class)
+                        Downstream.class, UpstreamResource.class, InboxListeners.class,
+                        LocalInboxListener.class, XaInboxListener.class, HelperBench.class)
                 .addAsLibrary(ShrinkWrap.create(JavaArchive.class, "courier-test-apps.jar")
                         .addAsManifestResource("test-apps-web-fragment.xml", "web-fragment.xml"));
         // Benchmarks (mvn -Pbench) measure the server without the recorder: it writes a line per answer.
         return Boolean.parseBoolean(System.getenv("COURIER_BENCH_ENABLED")) ? war
                 : war.addClasses(ResponseRecorder.class);
+    }
+
+    /**
+     * The tests' archive as a file, for a test that runs its own server process (a crash test that needs the test
+     * applications and armed faults): {@code target/courier-tests.war}.
+     */
+    public static java.nio.file.Path exported() {
+        File file = new File("target/courier-tests.war");
+        war().as(org.jboss.shrinkwrap.api.exporter.ZipExporter.class).exportTo(file, true);
+        return file.toPath();
     }
 }

@@ -9,9 +9,6 @@ import jakarta.jms.ConnectionFactory;
 import jakarta.jms.JMSConsumer;
 import jakarta.jms.JMSContext;
 import jakarta.jms.Message;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 
 /**
  * A downstream queue worker built on {@link dev.courier.client.ReliableConsumer}: takes one message from its
@@ -54,13 +51,6 @@ public class Downstream {
     }
 
     private void effect(String messageId, String subscriber) {
-        try (Connection c = apps.dataSource().getConnection(); PreparedStatement insert = c.prepareStatement(
-                "INSERT INTO test_effect (message_id, subscriber) VALUES (?, ?)")) {
-            insert.setString(1, messageId);
-            insert.setString(2, subscriber);
-            insert.executeUpdate();
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        InboxListeners.recordEffect(apps.dataSource(), messageId, subscriber);
     }
 }

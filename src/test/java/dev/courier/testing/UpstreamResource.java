@@ -237,4 +237,22 @@ public class UpstreamResource {
     public JsonObject effects(@QueryParam("messageId") String messageId, @QueryParam("subscriber") String subscriber) {
         return Json.createObjectBuilder().add("count", orders.effects(messageId, subscriber)).build();
     }
+
+    /** How often the test MDBs handled message {@code messageId} (their effect ran, failed or not). */
+    @GET
+    @Path("mdb/handled")
+    public JsonObject handled(@QueryParam("messageId") String messageId) {
+        return Json.createObjectBuilder().add("count", InboxListeners.handled(messageId)).build();
+    }
+
+    @Inject
+    private HelperBench bench;
+
+    /** The helpers' benchmark (ReliableBench): {"perSecond", "p50Millis", "p99Millis", "messages"}. */
+    @POST
+    @Path("bench/helpers")
+    public JsonObject benchHelpers(@QueryParam("producer") String producer, @QueryParam("topic") String topic,
+            @QueryParam("producers") int producers, @QueryParam("messages") int messages) throws Exception {
+        return bench.run(producer, topic, producers, messages);
+    }
 }
