@@ -41,7 +41,13 @@ public final class ClientTables {
         }
     }
 
-    /** Forgets barrier rows and inbox entries older than {@code before}: past it no check-back or redelivery comes. */
+    /**
+     * Forgets barrier rows and inbox entries older than {@code before}. Safe for any {@code before} at least
+     * Courier's {@code courier.reliable.horizon} (7 days) ago: past a message's horizon Courier makes no check-back
+     * and sends no further copy of it (the message or its delivery goes dead instead), so no late call needs the
+     * rows. A purge closer than that can make a check-back answer ROLLED_BACK for a committed message, or a late
+     * copy be applied twice.
+     */
     public static int purge(DataSource dataSource, Instant before) throws SQLException {
         int deleted = 0;
         try (Connection c = dataSource.getConnection()) {

@@ -287,6 +287,9 @@ class Protocol {
             if (m.state() != MessageState.DEAD) {
                 throw new StateConflictException("message", id, m.state(), "resumed (only a dead message can)");
             }
+            if (settings.pastHorizon(m.createdAt(), now)) {
+                throw new StateConflictException("message", id, m.state(), "resumed: " + settings.pastHorizonReason());
+            }
             store.moveMessage(c, m, MessageState.PENDING, m.payload(), m.headers(), now, false);
             store.resetChecks(c, id);
             store.record(c, id, null, m.state(), MessageState.PENDING, "resumed", now);
@@ -306,6 +309,10 @@ class Protocol {
             if (d.state() != DeliveryState.DEAD) {
                 throw new StateConflictException("the delivery to", subscriber + "' of message '" + id, d.state(),
                         "replayed (only a dead delivery can)");
+            }
+            if (settings.pastHorizon(m.createdAt(), now)) {
+                throw new StateConflictException("the delivery to", subscriber + "' of message '" + id, d.state(),
+                        "replayed: " + settings.pastHorizonReason());
             }
             moved(store.moveDelivery(c, d, DeliveryState.DELIVERED, 1, null, d.lastError(), null));
             store.record(c, id, subscriber, d.state(), DeliveryState.DELIVERED, "replayed", now);
@@ -362,11 +369,13 @@ class Protocol {
             }
             ReliableStore.MessageRow m = locked.get();
             ReliableStore.DeliveryRow due = current.get();
-            if (due.attempts() > due.retryLimit()) {
-                String error = due.lastError() == null ? "no report within the delivery timeout" : due.lastError();
+            boolean pastHorizon = settings.pastHorizon(m.createdAt(), now);
+            if (due.attempts() > due.retryLimit() || pastHorizon) {
+                String error = pastHorizon ? settings.pastHorizonReason()
+                        : due.lastError() == null ? "no report within the delivery timeout" : due.lastError();
                 if (store.moveDelivery(c, due, DeliveryState.DEAD, due.attempts(), null, error, null)) {
-                    store.record(c, m.id(), due.subscriber(), due.state(), DeliveryState.DEAD,
-                            "retry limit " + due.retryLimit() + " reached: " + error, now);
+                    store.record(c, m.id(), due.subscriber(), due.state(), DeliveryState.DEAD, pastHorizon ? error
+                            : "retry limit " + due.retryLimit() + " reached: " + error, now);
                     notice(c, m, due.subscriber(), "DELIVERY_DEAD", error, now);
                 }
                 return;
@@ -408,12 +417,15 @@ class Protocol {
         }
     }
 
-    /** Records a check-back that settled nothing; past the maximum checks the message is dead. */
-    void checkUnsettled(ReliableStore.ClaimedCheck check, String why) {
+    /**
+     * Records a check-back that settled nothing; past the maximum checks, or when {@code last} (the message is past
+     * the horizon and gets no further check-back), the message is dead.
+     */
+    void checkUnsettled(ReliableStore.ClaimedCheck check, String why, boolean last) {
         Instant now = clock.instant();
         int checks = check.checks() + 1;
         try (Connection c = store.connection()) {
-            if (checks < settings.maxChecks) {
+            if (checks < settings.maxChecks && !last) {
                 Instant next = now.plus(settings.checkBackoff().delayAfter(checks, ThreadLocalRandom.current().nextDouble()));
                 store.rescheduleCheck(c, check, next, true, why, now);
                 return;
@@ -424,7 +436,7 @@ class Protocol {
             ReliableStore.MessageRow m = store.lock(c, check.id()).orElseThrow();
             store.moveMessage(c, m, MessageState.DEAD, m.payload(), m.headers(), now, false);
             store.record(c, m.id(), null, MessageState.PENDING, MessageState.DEAD,
-                    checks + " check-backs settled nothing; last: " + why, now);
+                    last ? why : checks + " check-backs settled nothing; last: " + why, now);
             notice(c, m, null, "MESSAGE_DEAD", why, now);
         } catch (SQLException e) {
             throw new IllegalStateException("recording a check failed", e);

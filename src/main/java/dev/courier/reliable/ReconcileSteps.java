@@ -57,7 +57,13 @@ class ReconcileSteps {
 
     void unsettled(ReliableStore.ClaimedCheck check, String why) {
         bound();
-        protocol.checkUnsettled(check, why);
+        protocol.checkUnsettled(check, why, false);
+    }
+
+    /** A claimed check past the horizon: dead with a notice, the producer not asked. */
+    void pastHorizon(ReliableStore.ClaimedCheck check) {
+        bound();
+        protocol.checkUnsettled(check, settings.pastHorizonReason(), true);
     }
 
     /** This step's transaction waits for a row lock 2 s at most (a message held by an in-doubt transaction). */

@@ -152,6 +152,13 @@ public class Reconciler {
                     return;
                 }
                 try {
+                    if (settings.pastHorizon(d.createdAt(), clock.instant())) {
+                        // The consumer may have purged its inbox row: no copy of it may be handled any more.
+                        publisher.removeCopies(d.topic(), delivery.subscriber(), delivery.messageId());
+                        steps.redeliver(delivery); // buries it
+                        failuresInARow = 0;
+                        continue;
+                    }
                     long queued = copiesQueued(d);
                     if (queued > 0) {
                         steps.stillQueued(delivery, queued); // a backlog, not a loss: no further copy
@@ -199,6 +206,11 @@ public class Reconciler {
             Instant now = clock.instant();
             if (now.isAfter(check.leaseUntil().minus(settings.claimLease.dividedBy(2)))) {
                 waiting.decrementAndGet(); // waited too long: its lease may pass to another server; left to that
+                continue;
+            }
+            if (settings.pastHorizon(check.createdAt(), now)) {
+                waiting.decrementAndGet(); // the producer may have purged its barrier row: asking it could lie
+                steps.pastHorizon(check);
                 continue;
             }
             if (gate.circuit(now) == Circuit.OPEN) {

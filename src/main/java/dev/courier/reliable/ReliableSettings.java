@@ -4,6 +4,7 @@ import jakarta.enterprise.context.Dependent;
 import jakarta.inject.Inject;
 import dev.courier.queue.Backoff;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -80,6 +81,13 @@ class ReliableSettings {
     @ConfigProperty(name = "courier.reliable.retention", defaultValue = "P7D")
     Duration retention;
 
+    // How long after its prepare Courier acts on a message at all: past it no check-back is made and no copy is
+    // sent (the message or delivery goes dead with a notice, resume and replay answer 409), so an application
+    // may purge barrier and inbox rows older than this (ClientTables.purge) without a late call finding them gone.
+    @Inject
+    @ConfigProperty(name = "courier.reliable.horizon", defaultValue = "P7D")
+    Duration horizon;
+
     @Inject
     @ConfigProperty(name = "courier.reliable.max-payload-bytes", defaultValue = "262144")
     int maxPayloadBytes;
@@ -107,6 +115,16 @@ class ReliableSettings {
     @Inject
     @ConfigProperty(name = "courier.reliable.relay-idle-interval", defaultValue = "PT1S")
     Duration relayIdleInterval;
+
+    /** Whether a message prepared at {@code createdAt} is past the horizon at {@code now}. */
+    boolean pastHorizon(Instant createdAt, Instant now) {
+        return createdAt.plus(horizon).isBefore(now);
+    }
+
+    /** Why a message past the horizon gets no further check-back or copy. */
+    String pastHorizonReason() {
+        return "past courier.reliable.horizon (" + horizon + " after its prepare): no further check-back or copy";
+    }
 
     /** Between check-backs that settled nothing: doubling from the initial delay up to the cap. */
     Backoff checkBackoff() {

@@ -435,7 +435,7 @@ class ReliableStore {
 
     /** A due check-back claimed by this server: its version fences what the check's answer may change. */
     record ClaimedCheck(String id, String producer, URI checkBackUrl, String secret, int checks, long version,
-            Instant leaseUntil) {
+            Instant leaseUntil, Instant createdAt) {
     }
 
     /**
@@ -445,14 +445,15 @@ class ReliableStore {
     List<ClaimedCheck> claimChecks(Connection c, Instant now, Instant leaseUntil, int limit) throws SQLException {
         List<ClaimedCheck> due = new ArrayList<>();
         try (PreparedStatement select = c.prepareStatement("SELECT m.id, m.producer, p.check_back_url, m.checks, "
-                + "m.version, p.signing_secret FROM courier_rm_message m JOIN courier_rm_producer p ON p.name = m.producer "
+                + "m.version, p.signing_secret, m.created_at FROM courier_rm_message m JOIN courier_rm_producer p ON p.name = m.producer "
                 + "WHERE m.state = 'PENDING' AND m.next_check_at <= ? ORDER BY m.next_check_at FETCH FIRST ? ROWS ONLY")) {
             select.setTimestamp(1, ts(now), Columns.utc());
             select.setInt(2, limit);
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
                     due.add(new ClaimedCheck(rows.getString(1), rows.getString(2), URI.create(rows.getString(3)),
-                            rows.getString(6), rows.getInt(4), rows.getLong(5), leaseUntil));
+                            rows.getString(6), rows.getInt(4), rows.getLong(5), leaseUntil,
+                            instant(rows, 7)));
                 }
             }
         }
@@ -465,7 +466,7 @@ class ReliableStore {
                 claim.setLong(3, check.version());
                 if (exactlyOneOrNone(claim.executeUpdate())) {
                     claimed.add(new ClaimedCheck(check.id(), check.producer(), check.checkBackUrl(), check.secret(),
-                            check.checks(), check.version() + 1, leaseUntil));
+                            check.checks(), check.version() + 1, leaseUntil, check.createdAt()));
                 }
             }
         }
@@ -571,20 +572,21 @@ class ReliableStore {
     }
 
     /** A due delivery with its message's topic (which names the subscriber's queue). */
-    record DueDelivery(DeliveryRow row, String topic) {
+    record DueDelivery(DeliveryRow row, String topic, Instant createdAt) {
     }
 
     /** Deliveries whose report is overdue (or whose failure's backoff ran out), oldest first. */
     List<DueDelivery> dueDeliveries(Connection c, Instant now, int limit) throws SQLException {
         try (PreparedStatement select = c.prepareStatement("SELECT " + DELIVERY_COLUMNS.replaceAll("(^|, )", "$1d.")
-                + ", m.topic FROM courier_rm_delivery d JOIN courier_rm_message m ON m.id = d.message_id "
+                + ", m.topic, m.created_at FROM courier_rm_delivery d JOIN courier_rm_message m ON m.id = d.message_id "
                 + "WHERE d.state = 'DELIVERED' AND d.next_attempt_at <= ? ORDER BY d.next_attempt_at FETCH FIRST ? ROWS ONLY")) {
             select.setTimestamp(1, ts(now), Columns.utc());
             select.setInt(2, limit);
             try (ResultSet rows = select.executeQuery()) {
                 List<DueDelivery> found = new ArrayList<>();
                 while (rows.next()) {
-                    found.add(new DueDelivery(deliveryRow(rows), rows.getString(11)));
+                    found.add(new DueDelivery(deliveryRow(rows), rows.getString(11),
+                            instant(rows, 12)));
                 }
                 return found;
             }

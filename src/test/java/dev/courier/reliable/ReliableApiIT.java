@@ -92,6 +92,55 @@ class ReliableApiIT {
     }
 
     @Test
+    void confirm_cancel_and_check_back_racing_on_one_message_settle_it_once() throws Exception {
+        // The producer's check-back answers COMMITTED: confirm and check-back agree, cancel is the odd one out.
+        f.register(f.producer, "COMMITTED").subscribe("a");
+        java.util.concurrent.ExecutorService clients = java.util.concurrent.Executors.newFixedThreadPool(12);
+        try {
+            for (int round = 0; round < 5; round++) {
+                String id = f.prepare("{\"round\": " + round + "}", 0.001);
+                java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+                List<java.util.concurrent.Future<Http.Response>> calls = new java.util.ArrayList<>();
+                for (int t = 0; t < 12; t++) {
+                    boolean confirm = t % 2 == 0;
+                    calls.add(clients.submit(() -> {
+                        start.await();
+                        return confirm ? http.post("api/messages/" + id + "/confirm", "")
+                                : http.delete("api/messages/" + id);
+                    }));
+                }
+                f.advance(1); // the check-back falls due while the calls race
+                start.countDown();
+                Map<String, Long> answers = new java.util.TreeMap<>();
+                for (int t = 0; t < calls.size(); t++) {
+                    Http.Response r = calls.get(t).get();
+                    answers.merge((t % 2 == 0 ? "confirm " : "cancel ") + r.status(), 1L, Long::sum);
+                }
+                String settled = Eventually.await("settled", Fixture.SETTLE, () -> java.util.Optional.of(f.state(id))
+                        .filter(state -> !state.equals("PENDING")));
+                // One settlement: the winner's repeats answer 200, the other side 409 naming the winner's state.
+                Map<String, Long> expected = settled.equals("CANCELLED") ? Map.of("cancel 200", 6L, "confirm 409", 6L)
+                        : Map.of("confirm 200", 6L, "cancel 409", 6L);
+                assertEquals(expected, answers, "round " + round + ", settled " + settled);
+                List<JsonObject> history = f.message(id).getJsonArray("history").getValuesAs(JsonObject.class);
+                assertEquals(1, history.stream().filter(h -> "PENDING".equals(h.getString("from", null))
+                        && !h.containsKey("subscriber")).count(), history::toString);
+                if (!settled.equals("CANCELLED")) {
+                    String first = id;
+                    Eventually.until("published", Fixture.SETTLE, () -> f.deliveries(first).containsKey("a"));
+                }
+            }
+            // Each sent message published once: as many copies as messages that went out.
+            long sent = http.get("api/messages?topic=" + f.topic + "&state=SENT").json().getJsonArray("messages").size();
+            Eventually.until("one copy per sent message", Fixture.SETTLE, () -> Broker.messagesAdded(f.topic + ".a") == sent);
+            Thread.sleep(1000);
+            assertEquals(sent, Broker.messagesAdded(f.topic + ".a"), "no second copy");
+        } finally {
+            clients.shutdownNow();
+        }
+    }
+
+    @Test
     void should_answer_each_report_of_a_batch_on_its_own_and_apply_the_accepted_ones() {
         f.register(f.producer, "BARRIER").subscribe("a", "b");
         String sent = f.prepare("{\"n\": 1}", 60);

@@ -9,28 +9,65 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** The tests' {@link FaultInjection}: a checkpoint fails as many times as a test armed it. */
+/**
+ * The tests' {@link FaultInjection}: a checkpoint fails as many times as a test armed it, or, armed to hold,
+ * blocks the thread that reaches it until the faults are disarmed (a crash test kills the server meanwhile, with
+ * the work stopped exactly there).
+ */
 @Alternative
 @Priority(1000)
 @ApplicationScoped
 public class ArmedFaults implements FaultInjection {
 
-    private final Map<String, AtomicInteger> armed = new ConcurrentHashMap<>();
+    private record Armed(AtomicInteger left, boolean hold) {
+    }
+
+    private final Map<String, Armed> armed = new ConcurrentHashMap<>();
+    /** Threads blocked at a holding checkpoint, per point. */
+    private final Map<String, AtomicInteger> held = new ConcurrentHashMap<>();
 
     /** Makes the next {@code times} passes through {@code point} fail. */
     public void arm(String point, int times) {
-        armed.put(point, new AtomicInteger(times));
+        arm(point, times, false);
     }
 
-    public void disarmAll() {
+    /** @param hold block the next {@code times} passes (until {@link #disarmAll}) instead of failing them */
+    public void arm(String point, int times, boolean hold) {
+        armed.put(point, new Armed(new AtomicInteger(times), hold));
+    }
+
+    /** How many threads wait at {@code point}'s hold now. */
+    public int held(String point) {
+        AtomicInteger waiting = held.get(point);
+        return waiting == null ? 0 : waiting.get();
+    }
+
+    public synchronized void disarmAll() {
         armed.clear();
+        notifyAll();
     }
 
     @Override
     public void checkpoint(String point) {
-        AtomicInteger left = armed.get(point);
-        if (left != null && left.getAndDecrement() > 0) {
+        Armed a = armed.get(point);
+        if (a == null || a.left().getAndDecrement() <= 0) {
+            return;
+        }
+        if (!a.hold()) {
             throw new InjectedFault(point);
+        }
+        AtomicInteger waiting = held.computeIfAbsent(point, p -> new AtomicInteger());
+        waiting.incrementAndGet();
+        try {
+            synchronized (this) {
+                while (armed.get(point) == a) {
+                    wait(1000);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            waiting.decrementAndGet();
         }
     }
 }

@@ -84,9 +84,13 @@ public final class LibertyProcess {
 
     /** Puts the WAR where app.xml deploys it from (the test run's environment turns app.xml off for Arquillian). */
     public void deploy() throws IOException {
+        deploy(Path.of(System.getProperty("it.war", "target/courier.war")));
+    }
+
+    /** Deploys {@code war} as Courier, e.g. the tests' archive exported ({@link CourierDeployment#exported}). */
+    public void deploy(Path war) throws IOException {
         Files.createDirectories(server.resolve("apps"));
-        Files.copy(Path.of(System.getProperty("it.war", "target/courier.war")), server.resolve("apps/courier.war"),
-                StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(war, server.resolve("apps/courier.war"), StandardCopyOption.REPLACE_EXISTING);
         environment.put("COURIER_APP", "app.xml");
         clean = name.equals("courier"); // the server Arquillian used, see start()
     }

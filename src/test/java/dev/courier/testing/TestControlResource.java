@@ -44,8 +44,16 @@ public class TestControlResource {
 
     @POST
     @Path("faults/{point}")
-    public void arm(@PathParam("point") String point, @QueryParam("times") @DefaultValue("1") int times) {
-        faults.arm(point, times);
+    public void arm(@PathParam("point") String point, @QueryParam("times") @DefaultValue("1") int times,
+            @QueryParam("hold") boolean hold) {
+        faults.arm(point, times, hold);
+    }
+
+    /** How many threads wait at the held checkpoint {@code point}: {"held"}. */
+    @GET
+    @Path("faults/{point}/held")
+    public String held(@PathParam("point") String point) {
+        return Json.createObjectBuilder().add("held", faults.held(point)).build().toString();
     }
 
     @DELETE

@@ -1,0 +1,116 @@
+package dev.courier.reliable;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.courier.testing.Broker;
+import dev.courier.testing.CourierDeployment;
+import dev.courier.testing.Eventually;
+import dev.courier.testing.Http;
+import jakarta.json.JsonObject;
+import java.io.StringReader;
+import java.time.Duration;
+import java.util.List;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The horizon ({@code courier.reliable.horizon}, 7 days): past it Courier asks no producer and sends no copy, so
+ * the promise of {@link dev.courier.client.ClientTables#purge} holds. A pending message goes dead without a call,
+ * a delivery nobody reported goes dead without a copy, and neither can be resumed or replayed. And what may still
+ * come late from a producer or a consumer: a confirm or cancel of a dead message, a consumed report of a dead
+ * delivery.
+ */
+@ExtendWith(ArquillianExtension.class)
+class HorizonIT {
+
+    private static final long PAST_HORIZON = 8 * 24 * 3600;
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return CourierDeployment.war();
+    }
+
+    private static List<JsonObject> notifications(Fixture f) {
+        return f.upstream(f.producer).getJsonArray("notifications").getValuesAs(jakarta.json.JsonString.class).stream()
+                .map(s -> jakarta.json.Json.createReader(new StringReader(s.getString())).readObject()).toList();
+    }
+
+    private static int calls(Fixture f) {
+        return f.upstream(f.producer).getJsonArray("calls").size();
+    }
+
+    @Test
+    void a_pending_message_past_the_horizon_dies_without_a_check_back_and_cannot_be_resumed() {
+        Fixture f = new Fixture();
+        f.register(f.producer, "PENDING").subscribe("a");
+        String id = f.prepare("{}", 3600); // its first check-back due in an hour
+        int before = calls(f);
+
+        f.advance(PAST_HORIZON);
+
+        f.awaitState(id, "DEAD");
+        assertEquals(before, calls(f), "no check-back past the horizon: the barrier row may be gone");
+        assertTrue(f.message(id).getJsonArray("history").toString().contains("horizon"), f.message(id)::toString);
+        Eventually.until("the producer told", Fixture.SETTLE, () -> notifications(f).size() == 1);
+        assertEquals("MESSAGE_DEAD", notifications(f).get(0).getString("kind"));
+        Http.Response resumed = f.http.post("api/messages/" + id + "/resume", "");
+        assertEquals(409, resumed.status(), resumed::toString);
+        assertEquals("DEAD", resumed.json().getString("state"));
+        assertTrue(resumed.json().getString("detail").contains("horizon"), resumed::toString);
+        assertEquals("DEAD", f.state(id), "nothing written");
+    }
+
+    @Test
+    void a_delivery_past_the_horizon_dies_without_another_copy_and_cannot_be_replayed() {
+        Fixture f = new Fixture();
+        f.register(f.producer, "BARRIER").subscribe(30, 10, "gone");
+        String id = f.order("").getString("messageId");
+        assertTrue(Broker.receive(Fixture.queue(f.topic, "gone"), Duration.ofSeconds(10)).isPresent(),
+                "the first copy, taken and never reported");
+
+        f.advance(PAST_HORIZON);
+
+        Eventually.until("the delivery dead", Fixture.SETTLE, () -> "DEAD".equals(f.delivery(id, "gone").getString("state")));
+        assertEquals(1, f.delivery(id, "gone").getInt("attempts"), "no copy past the horizon: the inbox row may be gone");
+        assertEquals(1, Broker.messagesAdded(f.topic + ".gone"));
+        Eventually.until("the producer told", Fixture.SETTLE, () -> notifications(f).size() == 1);
+        assertEquals("DELIVERY_DEAD", notifications(f).get(0).getString("kind"));
+        Http.Response replayed = f.http.post("api/messages/" + id + "/deliveries/gone/replay", "");
+        assertEquals(409, replayed.status(), replayed::toString);
+        assertTrue(replayed.json().getString("detail").contains("horizon"), replayed::toString);
+        assertEquals("DEAD", f.delivery(id, "gone").getString("state"), "nothing written");
+        assertEquals(1, Broker.messagesAdded(f.topic + ".gone"), "no copy sent");
+    }
+
+    @Test
+    void a_late_confirm_or_cancel_settles_a_dead_message_and_a_late_consumed_report_a_dead_delivery() {
+        Fixture f = new Fixture();
+        f.register(f.producer, "PENDING").subscribe(30, 10, "late");
+        String confirmed = f.prepare("{}", 3600);
+        String cancelled = f.prepare("{}", 3600);
+        String sent = f.prepare("{}", 3600);
+        assertEquals(200, f.http.post("api/messages/" + sent + "/confirm", "").status());
+        assertTrue(Broker.receive(Fixture.queue(f.topic, "late"), Duration.ofSeconds(10)).isPresent());
+
+        f.advance(PAST_HORIZON);
+        f.awaitState(confirmed, "DEAD");
+        f.awaitState(cancelled, "DEAD");
+        Eventually.until("the delivery dead", Fixture.SETTLE, () -> "DEAD".equals(f.delivery(sent, "late").getString("state")));
+
+        // The producer's word is what the message stands for: a late confirm sends it, a late cancel cancels it.
+        assertEquals("SENT", f.http.post("api/messages/" + confirmed + "/confirm", "").json().getString("state"));
+        assertEquals(200, f.http.delete("api/messages/" + cancelled).status());
+        assertEquals("CANCELLED", f.state(cancelled));
+        assertTrue(Broker.receive(Fixture.queue(f.topic, "late"), Duration.ofSeconds(10)).isPresent(),
+                "the late confirm's copy");
+        // The consumer did process it after all: its late report counts.
+        Http.Response report = f.http.post("api/messages/" + sent + "/consumed", "{\"subscriber\": \"late\"}");
+        assertEquals(200, report.status(), report::toString);
+        assertEquals("CONSUMED", f.delivery(sent, "late").getString("state"));
+        f.awaitState(sent, "COMPLETED");
+    }
+}
