@@ -24,6 +24,41 @@ public interface CourierApi {
 
     void consumed(String messageId, String subscriber);
 
+    /** A producer's word on one message, as a batch carries it: its transaction committed (confirm) or not. */
+    record Settle(String messageId, boolean committed) {
+        public Settle {
+            Objects.requireNonNull(messageId, "messageId is required");
+        }
+    }
+
+    /**
+     * Confirms and cancels many messages; each is answered on its own, and a refused one does not stop the
+     * others. This default makes one call per message; {@link HttpCourierApi} sends them all in one request (one
+     * transaction in Courier).
+     *
+     * @return one entry per settle, in order: null when Courier accepted it, else why it refused it
+     * @throws CourierException when the call itself failed (none is known to be recorded)
+     */
+    default List<String> settle(List<Settle> settles) {
+        List<String> refused = new ArrayList<>(settles.size());
+        for (Settle s : settles) {
+            try {
+                if (s.committed()) {
+                    confirm(s.messageId());
+                } else {
+                    cancel(s.messageId());
+                }
+                refused.add(null);
+            } catch (CourierException e) {
+                if (e.status() == 0 || e.status() >= 500) {
+                    throw e;
+                }
+                refused.add(e.getMessage());
+            }
+        }
+        return refused;
+    }
+
     void failed(String messageId, String subscriber, String reason);
 
     /** A consumed report ({@code reason} null) or a failed one, for {@link #report}. */

@@ -103,9 +103,24 @@ public final class HttpCourierApi implements CourierApi {
             }
             items.add(item);
         }
-        JsonObject answer = call("POST", "api/messages/reports",
-                jsonp.createObjectBuilder().add("reports", items).build().toString());
-        List<String> refused = new ArrayList<>(reports.size());
+        return refusals(call("POST", "api/messages/reports",
+                jsonp.createObjectBuilder().add("reports", items).build().toString()));
+    }
+
+    @Override
+    public List<String> settle(List<Settle> settles) {
+        jakarta.json.JsonArrayBuilder items = jsonp.createArrayBuilder();
+        for (Settle s : settles) {
+            items.add(jsonp.createObjectBuilder().add("messageId", s.messageId())
+                    .add("outcome", s.committed() ? "COMMITTED" : "ROLLED_BACK"));
+        }
+        JsonObject answer = call("POST", "api/messages/settles",
+                jsonp.createObjectBuilder().add("settles", items).build().toString());
+        return refusals(answer);
+    }
+
+    private static List<String> refusals(JsonObject answer) {
+        List<String> refused = new ArrayList<>();
         for (JsonObject result : answer.getJsonArray("results").getValuesAs(JsonObject.class)) {
             refused.add(result.getInt("status") == 200 ? null : result.getInt("status") + ": "
                     + result.getJsonObject("problem").getString("detail", "refused"));

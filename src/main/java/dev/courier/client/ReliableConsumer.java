@@ -70,8 +70,9 @@ public final class ReliableConsumer {
     /** A {@code Tracer}, or null: typed Object so that the class loads where OpenTelemetry's API is absent. */
     private final Object tracer;
     private final Clock clock = Clock.systemUTC();
+    private volatile Boolean postgres;
     /** Batches reports on an executor; null: each report on the completing thread. */
-    private final Reporter reporter;
+    private final AfterCompletionBatches<CourierApi.Report> reporter;
 
     /** Reports per call at most, and waiting at most, when batched. */
     public static final int MAX_BATCH = 500;
@@ -109,12 +110,13 @@ public final class ReliableConsumer {
         this(tracer, courier, subscriber, dataSource, transactions, reporter(courier, DefaultExecutor.lookup("report")));
     }
 
-    private static Reporter reporter(CourierApi courier, java.util.concurrent.Executor executor) {
-        return executor == null ? null : new Reporter(courier, executor, MAX_BATCH, MAX_WAITING);
+    private static AfterCompletionBatches<CourierApi.Report> reporter(CourierApi courier,
+            java.util.concurrent.Executor executor) {
+        return executor == null ? null : AfterCompletionBatches.reports(courier, executor, MAX_BATCH, MAX_WAITING);
     }
 
     private ReliableConsumer(Object tracer, CourierApi courier, String subscriber, DataSource dataSource,
-            TransactionSynchronizationRegistry transactions, Reporter reporter) {
+            TransactionSynchronizationRegistry transactions, AfterCompletionBatches<CourierApi.Report> reporter) {
         this.tracer = tracer;
         this.courier = Objects.requireNonNull(courier, "courier is required");
         this.subscriber = Objects.requireNonNull(subscriber, "subscriber is required");
@@ -126,7 +128,8 @@ public final class ReliableConsumer {
     /** This consumer batching its reports on {@code executor} (a {@code ManagedExecutorService} in a container). */
     public ReliableConsumer reportingOn(java.util.concurrent.Executor executor) {
         return new ReliableConsumer(tracer, courier, subscriber, dataSource, transactions,
-                new Reporter(courier, Objects.requireNonNull(executor, "executor is required"), MAX_BATCH, MAX_WAITING));
+                AfterCompletionBatches.reports(courier, Objects.requireNonNull(executor, "executor is required"),
+                        MAX_BATCH, MAX_WAITING));
     }
 
     /** This consumer making each report on the thread that completed the transaction, one call per report. */
@@ -244,6 +247,14 @@ public final class ReliableConsumer {
 
     private boolean seen(String id) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
+            if (postgres(c)) {
+                // One statement: a key already there (or committed meanwhile by a concurrent copy) inserts nothing.
+                try (PreparedStatement insert = c.prepareStatement("INSERT INTO courier_inbox (message_id, subscriber, "
+                        + "received_at) VALUES (?, ?, ?) ON CONFLICT (message_id, subscriber) DO NOTHING")) {
+                    bind(insert, id);
+                    return insert.executeUpdate() == 0;
+                }
+            }
             try (PreparedStatement select = c.prepareStatement(
                     "SELECT 1 FROM courier_inbox WHERE message_id = ? AND subscriber = ?")) {
                 select.setString(1, id);
@@ -257,13 +268,27 @@ public final class ReliableConsumer {
             // A concurrent copy of the same message waits here on the key, then fails: its transaction rolls back.
             try (PreparedStatement insert = c.prepareStatement(
                     "INSERT INTO courier_inbox (message_id, subscriber, received_at) VALUES (?, ?, ?)")) {
-                insert.setString(1, id);
-                insert.setString(2, subscriber);
-                insert.setTimestamp(3, Timestamp.from(clock.instant()));
+                bind(insert, id);
                 insert.executeUpdate();
             }
             return false;
         }
+    }
+
+    private void bind(PreparedStatement insert, String id) throws SQLException {
+        insert.setString(1, id);
+        insert.setString(2, subscriber);
+        insert.setTimestamp(3, Timestamp.from(clock.instant()));
+    }
+
+    /** Whether the inbox is in PostgreSQL (read once: a consumer's datasource does not change its database). */
+    private boolean postgres(Connection c) throws SQLException {
+        Boolean known = postgres;
+        if (known == null) {
+            postgres = known = c.getMetaData().getDatabaseProductName().toLowerCase(java.util.Locale.ROOT)
+                    .contains("postgres");
+        }
+        return known;
     }
 
     private static String payload(Message message) throws JMSException {

@@ -12,8 +12,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.Semaphore;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
@@ -32,9 +30,12 @@ import javax.sql.DataSource;
  * <p><b>What waits on Courier.</b> {@code send} makes one call (the prepare) inside the caller's transaction. The
  * confirm or cancel after it is <em>asynchronous</em> by default: handed to a managed executor (the container's
  * {@code java:comp/DefaultManagedExecutorService}, or the one given to {@link #confirmingOn}), so the business
- * thread returns as soon as its own transaction has committed. At most {@code maxInFlight} settle calls run or wait
- * at once; past that, and whenever the executor refuses, the message is left to Courier's check-back, which settles
- * it from the barrier row after the message's check-back time (the same path as a lost confirm). A caller that
+ * thread returns as soon as its own transaction has committed. Confirms and cancels go in batches: while one call
+ * is on its way, those that come meanwhile wait and go together in the next ({@code POST /api/messages/settles},
+ * one transaction in Courier), so a busy producer pays far less than a round trip per message. At most
+ * {@code maxInFlight} wait or are on their way; past that, and whenever the executor refuses, the message is left
+ * to Courier's check-back, which settles it from the barrier row after the message's check-back time (the same
+ * path as a lost confirm). A caller that
  * wants the confirm answered before its method returns uses {@link #confirmingSynchronously()}.
  *
  * <p>If the prepare fails, {@code send} throws {@link CourierException} and the caller's transaction should roll
@@ -56,15 +57,19 @@ public final class ReliableProducer {
     private final Clock clock;
     /** Where settle calls run; null: on the thread that completed the transaction (synchronous). */
     private final Executor executor;
-    private final Semaphore inFlight;
+    /** The batches of settles on {@link #executor}; null when synchronous. */
+    private final AfterCompletionBatches<CourierApi.Settle> settles;
     private final int maxInFlight;
 
+    /** Confirms and cancels per call at most, when asynchronous. */
+    public static final int MAX_BATCH = 500;
+
     /** Settle calls in flight at most, by default. */
-    public static final int DEFAULT_MAX_IN_FLIGHT = 256;
+    public static final int DEFAULT_MAX_IN_FLIGHT = 10_000;
 
     /**
      * A producer that confirms asynchronously on the container's default managed executor
-     * ({@code java:comp/DefaultManagedExecutorService}), at most {@value #DEFAULT_MAX_IN_FLIGHT} calls in flight.
+     * ({@code java:comp/DefaultManagedExecutorService}), at most {@value #DEFAULT_MAX_IN_FLIGHT} confirms and cancels waiting.
      *
      * @param producer the name this application registered with Courier
      * @param dataSource the application's own (JTA) datasource, which holds {@code courier_barrier}
@@ -91,7 +96,8 @@ public final class ReliableProducer {
         this.clock = Clock.systemUTC();
         this.executor = executor;
         this.maxInFlight = maxInFlight;
-        this.inFlight = new Semaphore(maxInFlight);
+        this.settles = executor == null ? null
+                : AfterCompletionBatches.settles(courier, executor, MAX_BATCH, maxInFlight);
     }
 
     /** This producer confirming on {@code executor}, at most {@code maxInFlight} calls in flight. */
@@ -113,9 +119,9 @@ public final class ReliableProducer {
         return executor != null;
     }
 
-    /** Settle calls now running or waiting on the executor. */
+    /** Confirms and cancels now waiting or on their way (0 when synchronous). */
     public int inFlight() {
-        return maxInFlight - inFlight.availablePermits();
+        return settles == null ? 0 : settles.waiting();
     }
 
 
@@ -156,33 +162,14 @@ public final class ReliableProducer {
             @Override
             public void afterCompletion(int status) {
                 boolean committed = status == Status.STATUS_COMMITTED;
-                if (executor == null) {
+                if (settles == null) {
                     settle(id, committed);
                 } else {
-                    settleLater(id, committed);
+                    settles.add(new CourierApi.Settle(id, committed));
                 }
             }
         });
         return id;
-    }
-
-    private void settleLater(String id, boolean committed) {
-        if (!inFlight.tryAcquire()) {
-            LOG.fine(() -> maxInFlight + " settle calls in flight: message " + id + " is left to Courier's check-back");
-            return;
-        }
-        try {
-            executor.execute(() -> {
-                try {
-                    settle(id, committed);
-                } finally {
-                    inFlight.release();
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            inFlight.release();
-            LOG.fine(() -> "the executor refused the settle call of message " + id + ": left to Courier's check-back");
-        }
     }
 
     private void settle(String id, boolean committed) {

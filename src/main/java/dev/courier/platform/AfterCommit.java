@@ -39,6 +39,26 @@ public class AfterCommit {
         }
     }
 
+    /**
+     * Runs {@code check} as the current transaction commits, before its resources do: an exception from it rolls
+     * the transaction back, as a failing commit would. Nothing without a transaction.
+     */
+    public void beforeCommit(Runnable check) {
+        if (transactions.getTransactionKey() != null) {
+            transactions.registerInterposedSynchronization(new Synchronization() {
+                @Override
+                public void beforeCompletion() {
+                    check.run();
+                }
+
+                @Override
+                public void afterCompletion(int status) {
+                    // only the check matters
+                }
+            });
+        }
+    }
+
     /** Whether the current transaction has work recorded under {@code key} (false without a transaction). */
     public boolean recorded(String key) {
         return transactions.getTransactionKey() != null && transactions.getResource(key) != null;

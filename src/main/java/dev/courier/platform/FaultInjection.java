@@ -15,4 +15,12 @@ public interface FaultInjection {
      * @param point the checkpoint's name, {@code capability.step}
      */
     void checkpoint(String point);
+
+    /**
+     * Whether any checkpoint may fail now: lets a flow skip the cost of placing a checkpoint where placing it
+     * costs something (a synchronization on the transaction). Production's {@link NoFaults} answers false.
+     */
+    default boolean armed() {
+        return false;
+    }
 }

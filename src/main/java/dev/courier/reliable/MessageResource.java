@@ -107,53 +107,103 @@ public class MessageResource {
         return ReliableJson.outcome(messages.consumed(id, subscriber));
     }
 
-    /** Reports per request at most: a consumer's batch of a few hundred fits many times over. */
-    static final int MAX_REPORTS = 1000;
+    /** Reports or settles per request at most: a helper's batch of a few hundred fits many times over. */
+    static final int MAX_BATCH = 1000;
 
     /**
      * Many reports in one call and one transaction: {@code {"reports": [{"messageId", "subscriber", "outcome":
      * "CONSUMED" | "FAILED", "reason"?}]}} → 200 {@code {"results": [...]}}, one per report in the same order, each
      * {@code {"messageId", "subscriber", "status": 200, "state"}} or {@code {..., "status": 4xx, "problem": {...}}}:
      * a refused report (bad item 400, not granted 403, unknown 404, conflict 409) changes nothing and does not stop
-     * the others. 400 for a body that is no such object or holds more than {@value #MAX_REPORTS} reports.
+     * the others. 400 for a body that is no such object or holds more than {@value #MAX_BATCH} reports.
      */
     @RolesAllowed(Roles.CONSUMER)
     @POST
     @Path("reports")
     @Consumes(MediaType.APPLICATION_JSON)
     public JsonObject reports(JsonValue body) {
-        JsonValue list = JsonRequest.of(body).value("reports")
-                .orElseThrow(() -> ProblemException.invalid("'reports' is required"));
-        if (list.getValueType() != JsonValue.ValueType.ARRAY) {
-            throw ProblemException.invalid("'reports' must be an array");
-        }
-        List<JsonValue> items = list.asJsonArray();
-        if (items.size() > MAX_REPORTS) {
-            throw ProblemException.invalid("at most " + MAX_REPORTS + " reports per request, not " + items.size());
-        }
-        Report.Result[] results = new Report.Result[items.size()];
-        List<Report> accepted = new java.util.ArrayList<>();
+        return answerEach(batch(body, "reports"), MessageResource::report,
+                r -> requireForMessage(r.messageId(), Action.CONSUME), messages::report,
+                (r, problem) -> new Report.Result(r, null, problem), ReliableJson::result);
+    }
+
+    /**
+     * Answers each item of a batch on its own: each is parsed and its grant checked first (a refusal is that item's
+     * answer), then the accepted ones are applied together, in one transaction.
+     */
+    private static <T, R> JsonObject answerEach(List<JsonValue> items, java.util.function.Function<JsonValue, T> parse,
+            java.util.function.Consumer<T> check, java.util.function.Function<List<T>, List<R>> apply,
+            java.util.function.BiFunction<T, ProblemException, R> refused,
+            java.util.function.BiFunction<R, JsonValue, JsonObject> json) {
+        List<R> results = new java.util.ArrayList<>(java.util.Collections.nCopies(items.size(), (R) null));
+        List<T> accepted = new java.util.ArrayList<>();
         List<Integer> positions = new java.util.ArrayList<>();
         for (int i = 0; i < items.size(); i++) {
-            Report report = null;
+            T item = null;
             try {
-                report = report(items.get(i));
-                requireForMessage(report.messageId(), Action.CONSUME);
-                accepted.add(report);
+                item = parse.apply(items.get(i));
+                check.accept(item);
+                accepted.add(item);
                 positions.add(i);
             } catch (ProblemException e) {
-                results[i] = new Report.Result(report, null, e);
+                results.set(i, refused.apply(item, e));
             }
         }
-        List<Report.Result> applied = accepted.isEmpty() ? List.of() : messages.report(accepted);
+        List<R> applied = accepted.isEmpty() ? List.of() : apply.apply(accepted);
         for (int k = 0; k < applied.size(); k++) {
-            results[positions.get(k)] = applied.get(k);
+            results.set(positions.get(k), applied.get(k));
         }
         JsonArrayBuilder answers = Json.createArrayBuilder();
-        for (int i = 0; i < results.length; i++) {
-            answers.add(ReliableJson.result(results[i], items.get(i)));
+        for (int i = 0; i < items.size(); i++) {
+            answers.add(json.apply(results.get(i), items.get(i)));
         }
         return Json.createObjectBuilder().add("results", answers).build();
+    }
+
+    /** The array {@code field} of a batch's body. @throws ProblemException 400 for none, or over the limit */
+    private static List<JsonValue> batch(JsonValue body, String field) {
+        JsonValue list = JsonRequest.of(body).value(field)
+                .orElseThrow(() -> ProblemException.invalid("'" + field + "' is required"));
+        if (list.getValueType() != JsonValue.ValueType.ARRAY) {
+            throw ProblemException.invalid("'" + field + "' must be an array");
+        }
+        List<JsonValue> items = list.asJsonArray();
+        if (items.size() > MAX_BATCH) {
+            throw ProblemException.invalid("at most " + MAX_BATCH + " " + field + " per request, not " + items.size());
+        }
+        return items;
+    }
+
+    /**
+     * Many confirms and cancels in one call and one transaction: {@code {"settles": [{"messageId", "outcome":
+     * "COMMITTED" | "ROLLED_BACK"}]}} → 200 {@code {"results": [...]}}, one per settle in the same order, each
+     * {@code {"messageId", "status": 200, "state"}} or {@code {..., "status": 4xx, "problem": {...}}}: a refused
+     * settle (bad item 400, not granted 403, unknown 404, conflict 409) changes nothing and does not stop the
+     * others. 400 for a body that is no such object or holds more than {@value #MAX_BATCH} settles. The producer
+     * helper sends its confirms this way, after its transactions committed.
+     */
+    @RolesAllowed(Roles.PRODUCER)
+    @POST
+    @Path("settles")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public JsonObject settles(JsonValue body) {
+        return answerEach(batch(body, "settles"), MessageResource::settle,
+                settle -> requireForMessage(settle.messageId(), Action.SEND), messages::settle,
+                (settle, problem) -> new Settle.Result(settle, null, problem), ReliableJson::result);
+    }
+
+    private static Settle settle(JsonValue item) {
+        if (item.getValueType() != JsonValue.ValueType.OBJECT) {
+            throw ProblemException.invalid("each settle must be an object");
+        }
+        JsonRequest request = JsonRequest.of(item);
+        String id = request.string("messageId").orElseThrow(() -> ProblemException.invalid("'messageId' is required"));
+        String outcome = request.string("outcome").orElseThrow(() -> ProblemException.invalid("'outcome' is required"));
+        return switch (outcome) {
+            case "COMMITTED" -> new Settle(id, true);
+            case "ROLLED_BACK" -> new Settle(id, false);
+            default -> throw ProblemException.invalid("'outcome' must be COMMITTED or ROLLED_BACK");
+        };
     }
 
     private static Report report(JsonValue item) {

@@ -30,6 +30,8 @@ class Protocol {
     static final String AFTER_PREPARE = "reliable.prepare.after-store";
     static final String AFTER_CONFIRM_UPDATE = "reliable.confirm.after-update";
     static final String AFTER_OUTBOX = "reliable.confirm.after-outbox";
+    /** The confirm's transaction failing in its commit, after every statement succeeded. */
+    static final String CONFIRM_AT_COMMIT = "reliable.confirm.at-commit";
     static final String BEFORE_COMPLETE = "reliable.consumed.before-complete";
 
     @Inject
@@ -57,6 +59,9 @@ class Protocol {
     private FaultInjection faults;
 
     @Inject
+    private dev.courier.platform.AfterCommit afterCommit;
+
+    @Inject
     private Clock clock;
 
     /**
@@ -79,8 +84,8 @@ class Protocol {
         Instant now = clock.instant();
         String id = UUID.randomUUID().toString();
         try (Connection c = store.connection()) {
-            store.producer(c, request.producer()).orElseThrow(() -> new UnknownResourceException("producer", request.producer()));
-            if (store.subscribers(c, request.topic()).isEmpty()) {
+            if (!store.topicHasSubscribers(c, request.producer(), request.topic())
+                    .orElseThrow(() -> new UnknownResourceException("producer", request.producer()))) {
                 throw new UnknownResourceException("topic", request.topic());
             }
             Map<String, String> traced = traces.record(Passage.SEND, MessageTraces.ARTEMIS, request.topic(), id,
@@ -165,6 +170,9 @@ class Protocol {
             outbox.insert(c, id, null, 1, now);
             relay.afterCommit();
             faults.checkpoint(AFTER_OUTBOX);
+            if (faults.armed()) {
+                afterCommit.beforeCommit(() -> faults.checkpoint(CONFIRM_AT_COMMIT));
+            }
             return new Outcome(id, MessageState.SENT);
         } catch (SQLException e) {
             throw new IllegalStateException("confirm failed", e);
@@ -255,6 +263,30 @@ class Protocol {
         } catch (SQLException e) {
             throw new IllegalStateException("failed report failed", e);
         }
+    }
+
+    /**
+     * Many confirms and cancels in the current transaction, in message order (two batches that share messages
+     * take their locks in the same order); a refused one is answered with its problem and writes nothing.
+     */
+    List<Settle.Result> settle(List<Settle> settles) {
+        Settle.Result[] results = new Settle.Result[settles.size()];
+        Integer[] order = new Integer[settles.size()];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+        }
+        java.util.Arrays.sort(order, java.util.Comparator.comparing((Integer i) -> settles.get(i).messageId()));
+        for (int i : order) {
+            Settle s = settles.get(i);
+            try {
+                results[i] = new Settle.Result(s, s.committed() ? confirm(s.messageId(), Optional.empty(),
+                        Optional.empty()) : cancel(s.messageId()), null);
+            } catch (ProblemException e) {
+                // Refused before anything was written (the checks come first), so the batch's transaction goes on.
+                results[i] = new Settle.Result(s, null, e);
+            }
+        }
+        return List.of(results);
     }
 
     /** Many reports in the current transaction; a refused one is answered with its problem and writes nothing. */

@@ -26,20 +26,41 @@ final class ReliableJson {
         JsonObjectBuilder json = Json.createObjectBuilder();
         if (result.report() != null) {
             json.add("messageId", result.report().messageId()).add("subscriber", result.report().subscriber());
-        } else if (item.getValueType() == jakarta.json.JsonValue.ValueType.OBJECT) {
-            // As given, where the item was too broken to read as a report.
-            for (String field : new String[] {"messageId", "subscriber"}) {
-                jakarta.json.JsonValue value = item.asJsonObject().get(field);
-                if (value != null && value.getValueType() == jakarta.json.JsonValue.ValueType.STRING) {
-                    json.add(field, value);
-                }
+        } else {
+            given(json, item, "messageId", "subscriber");
+        }
+        return answer(json, result.outcome(), result.problem());
+    }
+
+    /** One answer of a batch of settles: the message's state, or the problem that refused the settle. */
+    static JsonObject result(Settle.Result result, jakarta.json.JsonValue item) {
+        JsonObjectBuilder json = Json.createObjectBuilder();
+        if (result.settle() != null) {
+            json.add("messageId", result.settle().messageId());
+        } else {
+            given(json, item, "messageId");
+        }
+        return answer(json, result.outcome(), result.problem());
+    }
+
+    /** The item's string {@code fields} as given, where it was too broken to read. */
+    private static void given(JsonObjectBuilder json, jakarta.json.JsonValue item, String... fields) {
+        if (item.getValueType() != jakarta.json.JsonValue.ValueType.OBJECT) {
+            return;
+        }
+        for (String field : fields) {
+            jakarta.json.JsonValue value = item.asJsonObject().get(field);
+            if (value != null && value.getValueType() == jakarta.json.JsonValue.ValueType.STRING) {
+                json.add(field, value);
             }
         }
-        if (result.problem() == null) {
-            return json.add("status", 200).add("state", result.outcome().state().name()).build();
+    }
+
+    private static JsonObject answer(JsonObjectBuilder json, Outcome outcome, dev.courier.platform.ProblemException problem) {
+        if (problem == null) {
+            return json.add("status", 200).add("state", outcome.state().name()).build();
         }
-        return json.add("status", result.problem().status())
-                .add("problem", dev.courier.platform.ProblemMapper.json(result.problem())).build();
+        return json.add("status", problem.status()).add("problem", dev.courier.platform.ProblemMapper.json(problem)).build();
     }
 
     static JsonObject producer(ProducerStatus status) {

@@ -56,6 +56,16 @@ public class ReliableMessages {
         return protocol.confirm(id, payload, headers);
     }
 
+    /**
+     * Confirms and cancels many messages in one transaction: each is answered on its own (the outcome, or the
+     * problem that refused it: 404, 409), and a refused one changes nothing, but does not stop the others.
+     *
+     * @return one result per settle, in the order given
+     */
+    public List<Settle.Result> settle(List<Settle> settles) {
+        return protocol.settle(settles);
+    }
+
     /** Cancels a pending (or dead) message; again answers CANCELLED. @throws StateConflictException 409 once sent */
     public Outcome cancel(String id) {
         return protocol.cancel(id);

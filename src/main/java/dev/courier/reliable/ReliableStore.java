@@ -115,6 +115,21 @@ class ReliableStore {
         return found.isEmpty() ? Optional.empty() : Optional.of(found.get(0));
     }
 
+    /**
+     * Whether {@code producer} may prepare on {@code topic}, in one statement (prepare's only read): empty for an
+     * unknown producer, else whether the topic has a subscriber.
+     */
+    Optional<Boolean> topicHasSubscribers(Connection c, String producer, String topic) throws SQLException {
+        try (PreparedStatement select = c.prepareStatement("SELECT CASE WHEN EXISTS (SELECT 1 FROM "
+                + "courier_rm_subscriber WHERE topic = ?) THEN 1 ELSE 0 END FROM courier_rm_producer WHERE name = ?")) {
+            select.setString(1, topic);
+            select.setString(2, producer);
+            try (ResultSet rows = select.executeQuery()) {
+                return rows.next() ? Optional.of(rows.getInt(1) == 1) : Optional.empty();
+            }
+        }
+    }
+
     List<Producer> producers(Connection c) throws SQLException {
         return producers(c, " ORDER BY name", null);
     }

@@ -38,6 +38,17 @@ final class ProcessCpu {
         }
     }
 
+    /** CPU milliseconds used so far by the Artemis broker (its JVM runs {@code org.apache.activemq.artemis.boot.Artemis}), or NaN. */
+    static double broker() {
+        try (Stream<Path> processes = Files.list(Path.of("/proc"))) {
+            return processes.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
+                    .filter(p -> arguments(p).contains("org.apache.activemq.artemis.boot.Artemis"))
+                    .mapToDouble(p -> ticks(p, false)).findFirst().orElse(Double.NaN);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** CPU milliseconds used so far by this process: the benchmark's clients, with this JVM's GC and JIT. */
     static double client() {
         return ticks(Path.of("/proc/self"), false);

@@ -80,8 +80,21 @@ class ReliableBench {
             queueCycle(4, 400);
             restSends(queue, 4, 300);
             String helpers = helperProducer();
-            helpers(helpers, InboxListeners.LOCAL, 4, 400); // warm-up
-            helpers(helpers, InboxListeners.XA, 4, 200);
+            // Warm-up long enough for the JIT: in a first short run, the compiler threads took a third of Liberty's CPU.
+            helpers(helpers, InboxListeners.LOCAL, 4, 1600);
+            helpers(helpers, InboxListeners.XA, 4, 800);
+            if ("helpers".equals(System.getProperty("reliable.bench.only"))) { // -Dreliable.bench.only=helpers
+                for (int producers : PRODUCERS) {
+                    for (String mdb : List.of(InboxListeners.LOCAL, InboxListeners.XA)) {
+                        JsonObject r = helpers(helpers, mdb, producers, MESSAGES);
+                        System.out.println(row("helpers → MDB " + mdb, producers, MESSAGES, r.getJsonNumber("perSecond")
+                                .doubleValue(), r.getJsonNumber("p50Millis").doubleValue(), r.getJsonNumber("p99Millis").doubleValue()));
+                    }
+                }
+                consuming.set(false);
+                consumer.join();
+                return;
+            }
             List<String> ratios = new ArrayList<>();
             ratios.add("| producers | Java prepare+confirm / queue send+receive+ack (Java) | REST prepare+confirm / REST queue send "
                     + "| helpers → MDB local, applied / queue cycle | helpers → MDB local / helpers → MDB XA |");
@@ -157,11 +170,21 @@ class ReliableBench {
         return name;
     }
 
-    /** Orders through the producer helper, applied by a test MDB through the consumer helper (HelperBench). */
+    /**
+     * Orders through the producer helper, applied by a test MDB through the consumer helper (HelperBench); prints
+     * the CPU each process spent per message meanwhile (Liberty, PostgreSQL, the broker), the cost the two cores
+     * divide among themselves.
+     */
     private JsonObject helpers(String producer, String topic, int producers, int messages) {
+        double liberty = ProcessCpu.liberty("courier");
+        double postgres = ProcessCpu.postgres();
+        double broker = ProcessCpu.broker();
         Http.Response run = http.post("api/test/apps/bench/helpers?producer=" + producer + "&topic=" + topic
                 + "&producers=" + producers + "&messages=" + messages, "");
         assertEquals(200, run.status(), run::toString);
+        System.out.println(String.format(Locale.ROOT, "helpers → MDB %s, %d producers: CPU per message: Liberty %.2f ms,"
+                + " PostgreSQL %.2f ms, broker %.2f ms", topic, producers, (ProcessCpu.liberty("courier") - liberty) / messages,
+                (ProcessCpu.postgres() - postgres) / messages, (ProcessCpu.broker() - broker) / messages));
         return run.json();
     }
 

@@ -81,6 +81,11 @@ final class Fixture {
         return http.get("api/test/apps/orders/count?messageId=" + messageId).json().getInt("count");
     }
 
+    /** Every order row of the test application, of every test so far. */
+    int allOrders() {
+        return http.get("api/test/apps/orders/count").json().getInt("count");
+    }
+
     int effects(String messageId, String subscriber) {
         return http.get("api/test/apps/effects?messageId=" + messageId + "&subscriber=" + subscriber).json().getInt("count");
     }

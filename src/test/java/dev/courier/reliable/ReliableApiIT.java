@@ -175,6 +175,43 @@ class ReliableApiIT {
     }
 
     @Test
+    void should_answer_each_settle_of_a_batch_on_its_own_and_apply_the_accepted_ones() {
+        f.register(f.producer, "BARRIER").subscribe("a");
+        String toConfirm = f.prepare("{\"n\": 1}", 60);
+        String toCancel = f.prepare("{\"n\": 2}", 60);
+        String cancelled = f.prepare("{\"n\": 3}", 60);
+        http.delete("api/messages/" + cancelled);
+        String unknown = java.util.UUID.randomUUID().toString();
+
+        Http.Response answer = http.post("api/messages/settles", "{\"settles\": ["
+                + "{\"messageId\": \"" + toConfirm + "\", \"outcome\": \"COMMITTED\"},"
+                + "{\"messageId\": \"" + unknown + "\", \"outcome\": \"COMMITTED\"},"
+                + "{\"messageId\": \"" + cancelled + "\", \"outcome\": \"COMMITTED\"},"
+                + "{\"messageId\": \"" + toCancel + "\", \"outcome\": \"MAYBE\"},"
+                + "{\"outcome\": \"COMMITTED\"},"
+                + "{\"messageId\": \"" + toCancel + "\", \"outcome\": \"ROLLED_BACK\"},"
+                + "{\"messageId\": \"" + toConfirm + "\", \"outcome\": \"COMMITTED\"}]}");
+
+        assertEquals(200, answer.status(), answer::toString);
+        List<JsonObject> results = answer.json().getJsonArray("results").getValuesAs(JsonObject.class);
+        assertEquals(List.of(200, 404, 409, 400, 400, 200, 200), results.stream().map(r -> r.getInt("status")).toList());
+        assertEquals("SENT", results.get(0).getString("state"));
+        assertEquals("SENT", results.get(6).getString("state"), "a repeat in one batch answers the same");
+        assertEquals(unknown, results.get(1).getString("messageId"));
+        assertEquals("CANCELLED", results.get(2).getJsonObject("problem").getString("state"));
+        assertEquals("CANCELLED", results.get(5).getString("state"));
+        assertEquals("SENT", f.state(toConfirm));
+        assertEquals("CANCELLED", f.state(toCancel));
+        Eventually.until("published once", Fixture.SETTLE, () -> Broker.messagesAdded(f.topic + ".a") == 1);
+
+        assertEquals(400, http.post("api/messages/settles", "{\"settles\": {}}").status());
+        assertEquals(400, http.post("api/messages/settles", "{}").status());
+        String tooMany = "{\"settles\": [" + String.join(",", java.util.Collections.nCopies(1001,
+                "{\"messageId\": \"" + toConfirm + "\", \"outcome\": \"COMMITTED\"}")) + "]}";
+        assertEquals(400, http.post("api/messages/settles", tooMany).status());
+    }
+
+    @Test
     void should_refuse_illegal_transitions_with_409_and_the_current_state() {
         f.register(f.producer, "BARRIER").subscribe("a");
         String cancelled = f.prepare("{}", 10);

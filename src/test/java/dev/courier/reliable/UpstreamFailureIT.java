@@ -48,10 +48,12 @@ class UpstreamFailureIT {
     void row1_prepare_never_stored_rolls_the_producer_back() {
         f.register(f.producer, "BARRIER").subscribe("a");
         f.arm("reliable.prepare.after-store"); // Courier fails while storing: nothing stored, the producer gets an error
+        int orders = f.allOrders();
 
         JsonObject order = f.order("");
 
         assertTrue(order.containsKey("error"), order::toString);
+        assertEquals(orders, f.allOrders(), "the order rolled back with the failed prepare");
         assertEquals(0, messages("producer=" + f.producer).size(), "nothing stored");
         assertEquals(0, Broker.messagesAdded(f.topic + ".a"));
     }
@@ -63,6 +65,25 @@ class UpstreamFailureIT {
 
         f.advance(6);
 
+        f.awaitState(id, "CANCELLED");
+        assertTrue(answers(f.producer).contains("ROLLED_BACK"), answers(f.producer));
+        assertEquals(0, f.orders(id));
+        assertEquals(0, Broker.messagesAdded(f.topic + ".a"), "nothing delivered");
+    }
+
+    @Test
+    void row2_through_the_helper_the_lost_answer_rolls_the_order_back_and_check_back_cancels() {
+        f.register(f.producer, "BARRIER").subscribe("a");
+        http.post("api/test/apps/lose?prepareAnswers=1", "");
+        int orders = f.allOrders();
+
+        JsonObject order = f.order("&checkBackSeconds=5");
+
+        assertTrue(order.containsKey("error"), order::toString);
+        assertEquals(orders, f.allOrders(), "the producer's transaction rolled back: no order row");
+        String id = messages("producer=" + f.producer).get(0).getString("id");
+        assertEquals("PENDING", f.state(id), "stored in Courier, the producer never heard");
+        f.advance(6);
         f.awaitState(id, "CANCELLED");
         assertTrue(answers(f.producer).contains("ROLLED_BACK"), answers(f.producer));
         assertEquals(0, f.orders(id));
@@ -130,6 +151,23 @@ class UpstreamFailureIT {
     }
 
     @Test
+    void row5_confirm_failing_in_its_commit_leaves_nothing_to_relay_and_check_back_recovers() {
+        f.register(f.producer, "BARRIER").subscribe("a");
+        f.arm("reliable.confirm.at-commit"); // every statement done, the commit fails: all of it rolls back
+
+        String id = f.order("&checkBackSeconds=5").getString("messageId");
+
+        assertEquals(1, f.orders(id), "the order committed before the confirm");
+        assertEquals("PENDING", f.state(id), "the confirm's transaction rolled back in its commit");
+        assertTrue(f.message(id).getJsonArray("deliveries").isEmpty(), "no ledger row survived it");
+        assertTrue(Broker.receive(Fixture.queue(f.topic, "a"), NOTHING_MORE).isEmpty(), "no outbox entry survived it");
+        f.advance(6);
+        f.awaitState(id, "SENT");
+        assertEquals(id, Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10)).orElseThrow().courierMessageId());
+        assertEquals(1, Broker.messagesAdded(f.topic + ".a"), "published exactly once");
+    }
+
+    @Test
     void row5_broker_down_at_confirm_still_confirms_and_the_relay_publishes_once_it_is_back() {
         f.register(f.producer, "BARRIER").subscribe("a");
         http.put("api/test/apps/" + f.producer + "/mode/COMMITTED", "");
@@ -181,6 +219,30 @@ class UpstreamFailureIT {
         f.awaitState(id, "SENT");
         assertEquals(id, Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10)).orElseThrow().courierMessageId());
         assertEquals(1, Broker.messagesAdded(f.topic + ".a"));
+    }
+
+    @Test
+    void the_asynchronous_helper_sends_the_confirms_that_wait_together_in_one_call() {
+        f.register(f.producer, "BARRIER").subscribe("a");
+        JsonObject before = http.get("api/test/apps/reports").json();
+        assertEquals(204, http.post("api/test/apps/settles/hold", "").status());
+        java.util.List<String> ids = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < 10; i++) {
+                ids.add(f.order("&async=true").getString("messageId"));
+            }
+        } finally {
+            assertEquals(204, http.post("api/test/apps/settles/release", "").status());
+        }
+        for (String id : ids) {
+            f.awaitState(id, "SENT");
+        }
+        JsonObject after = http.get("api/test/apps/reports").json();
+        assertEquals(10, after.getInt("settles") - before.getInt("settles"), "every confirm went in a batch");
+        // The first four calls (the most at once) waited at the door with one confirm each; the six that came
+        // meanwhile went together in the next.
+        assertTrue(after.getInt("settleBatches") - before.getInt("settleBatches") <= 5, after::toString);
+        Eventually.until("published once each", Fixture.SETTLE, () -> Broker.messagesAdded(f.topic + ".a") == 10);
     }
 
     @Test

@@ -48,6 +48,11 @@ public class ArmedFaults implements FaultInjection {
     }
 
     @Override
+    public boolean armed() {
+        return !armed.isEmpty();
+    }
+
+    @Override
     public void checkpoint(String point) {
         Armed a = armed.get(point);
         if (a == null || a.left().getAndDecrement() <= 0) {

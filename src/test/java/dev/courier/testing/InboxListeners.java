@@ -58,6 +58,32 @@ public final class InboxListeners {
         }
     }
 
+    /** Copies the inbox skipped, per message id. */
+    private static final Map<String, Integer> DUPLICATES = new ConcurrentHashMap<>();
+
+    /**
+     * After the local mode's transaction: counts a skipped copy (not applied, and the handler did not run), and
+     * holds the MDB's thread when the payload asks ({@code "holdAfterCommit": true}), between the database's commit
+     * and the broker's acknowledgement, for a crash test to kill the server there.
+     */
+    static void afterCommit(String id, boolean applied, int handledBefore, String payload) {
+        if (!applied && handled(id) == handledBefore) {
+            DUPLICATES.merge(id, 1, Integer::sum);
+        }
+        if (applied && payload.contains("\"holdAfterCommit\"")) {
+            try {
+                Thread.sleep(300_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** How many copies of message {@code id} the local mode's inbox skipped. */
+    public static int duplicates(String id) {
+        return DUPLICATES.getOrDefault(id, 0);
+    }
+
     /** How often message {@code id} was handled (its effect run, failed or not) by either MDB. */
     public static int handled(String id) {
         return HANDLED.getOrDefault(id, 0);

@@ -29,8 +29,11 @@ public class LocalInboxListener implements MessageListener {
     @Override
     public void onMessage(Message message) {
         try {
-            apps.batchingConsumer(InboxListeners.SUBSCRIBER)
+            String id = message.getStringProperty("courierMessageId");
+            int before = InboxListeners.handled(id);
+            boolean applied = apps.batchingConsumer(InboxListeners.SUBSCRIBER)
                     .consumeInOwnTransaction(transaction, message, InboxListeners.effect(apps.dataSource()));
+            InboxListeners.afterCommit(id, applied, before, message.getBody(String.class));
         } catch (JMSException e) {
             throw new IllegalStateException(e);
         }

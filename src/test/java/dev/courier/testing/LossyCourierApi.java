@@ -12,6 +12,12 @@ public final class LossyCourierApi implements CourierApi {
     private final CourierApi real;
     private final AtomicInteger settlesToLose = new AtomicInteger();
     private final AtomicInteger reportsToLose = new AtomicInteger();
+    private final AtomicInteger prepareAnswersToLose = new AtomicInteger();
+
+    /** The next {@code n} prepares reach Courier, but their answers are lost on the way back. */
+    public void losePrepareAnswers(int n) {
+        prepareAnswersToLose.set(n);
+    }
 
     public LossyCourierApi(CourierApi real) {
         this.real = real;
@@ -49,7 +55,9 @@ public final class LossyCourierApi implements CourierApi {
     @Override
     public String prepare(String topic, String producer, String payloadJson, Map<String, String> headers,
             Duration checkBackAfter) {
-        return real.prepare(topic, producer, payloadJson, headers, checkBackAfter);
+        String id = real.prepare(topic, producer, payloadJson, headers, checkBackAfter);
+        lose(prepareAnswersToLose); // stored in Courier, the answer lost
+        return id;
     }
 
     @Override
@@ -76,6 +84,28 @@ public final class LossyCourierApi implements CourierApi {
     public void failed(String messageId, String subscriber, String reason) {
         lose(reportsToLose);
         real.failed(messageId, subscriber, reason);
+    }
+
+    private final AtomicInteger settleBatches = new AtomicInteger();
+    private final AtomicInteger batchedSettles = new AtomicInteger();
+
+    /** A batch of confirms and cancels: held and lost as one call. */
+    @Override
+    public java.util.List<String> settle(java.util.List<Settle> settles) {
+        passSettleGate();
+        lose(settlesToLose);
+        java.util.List<String> refused = real.settle(settles);
+        settleBatches.incrementAndGet();
+        batchedSettles.addAndGet(settles.size());
+        return refused;
+    }
+
+    public int settleBatches() {
+        return settleBatches.get();
+    }
+
+    public int batchedSettles() {
+        return batchedSettles.get();
     }
 
     private final AtomicInteger batches = new AtomicInteger();

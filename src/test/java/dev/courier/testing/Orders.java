@@ -99,7 +99,8 @@ public class Orders {
     /** Orders whose message is {@code messageId}. */
     @TransactionAttribute(TransactionAttributeType.SUPPORTS)
     public int count(String messageId) {
-        return Rows.count(apps.dataSource(), "SELECT COUNT(*) FROM test_order WHERE message_id = ?", messageId);
+        return messageId == null ? Rows.count(apps.dataSource(), "SELECT COUNT(*) FROM test_order")
+                : Rows.count(apps.dataSource(), "SELECT COUNT(*) FROM test_order WHERE message_id = ?", messageId);
     }
 
     /** A business row of a downstream application per message and subscriber. */

@@ -204,14 +204,17 @@ public class UpstreamResource {
     @Path("reports")
     public JsonObject reports() {
         return Json.createObjectBuilder().add("batches", apps.courier().batches())
-                .add("reports", apps.courier().batchedReports()).build();
+                .add("reports", apps.courier().batchedReports()).add("settleBatches", apps.courier().settleBatches())
+                .add("settles", apps.courier().batchedSettles()).build();
     }
 
     @POST
     @Path("lose")
-    public void lose(@QueryParam("settles") int settles, @QueryParam("reports") int reports) {
+    public void lose(@QueryParam("settles") int settles, @QueryParam("reports") int reports,
+            @QueryParam("prepareAnswers") int prepareAnswers) {
         apps.courier().loseSettles(settles);
         apps.courier().loseReports(reports);
+        apps.courier().losePrepareAnswers(prepareAnswers);
     }
 
     /** One message consumed by the downstream worker of {@code subscriber}: 200 {"id","processed"}, 204 none. */
@@ -238,11 +241,15 @@ public class UpstreamResource {
         return Json.createObjectBuilder().add("count", orders.effects(messageId, subscriber)).build();
     }
 
-    /** How often the test MDBs handled message {@code messageId} (their effect ran, failed or not). */
+    /**
+     * How often the test MDBs handled message {@code messageId} (their effect ran, failed or not), and how many of
+     * its copies the local mode's inbox skipped: {"count", "duplicates"}.
+     */
     @GET
     @Path("mdb/handled")
     public JsonObject handled(@QueryParam("messageId") String messageId) {
-        return Json.createObjectBuilder().add("count", InboxListeners.handled(messageId)).build();
+        return Json.createObjectBuilder().add("count", InboxListeners.handled(messageId))
+                .add("duplicates", InboxListeners.duplicates(messageId)).build();
     }
 
     @Inject

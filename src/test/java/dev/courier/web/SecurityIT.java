@@ -51,6 +51,7 @@ class SecurityIT {
             Map.entry("POST /api/messages/{id}/confirm", PRODUCER),
             Map.entry("POST /api/messages/{id}/consumed", CONSUMER),
             Map.entry("POST /api/messages/reports", CONSUMER),
+            Map.entry("POST /api/messages/settles", PRODUCER),
             Map.entry("POST /api/messages/{id}/failed", CONSUMER),
             Map.entry("POST /api/messages/{id}/deliveries/{subscriber}/replay", ADMIN),
             Map.entry("POST /api/messages/{id}/resume", ADMIN),
