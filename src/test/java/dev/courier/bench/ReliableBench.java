@@ -52,6 +52,8 @@ class ReliableBench {
     private final Http http = Http.server();
     private final Map<String, Long> confirmedAt = new ConcurrentHashMap<>();
     private final Map<String, Long> consumedAt = new ConcurrentHashMap<>();
+    /** How long each REST confirm took to be answered, in the run that last cleared it. */
+    private final java.util.Queue<Long> confirmNanos = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     @Deployment(testable = false)
     static WebArchive deployment() {
@@ -97,6 +99,7 @@ class ReliableBench {
                 consumer.join();
                 return;
             }
+            String confirmLine = "";
             List<String> ratios = new ArrayList<>();
             ratios.add("| producers | Java prepare+confirm / queue send+receive+ack (Java) | REST prepare+confirm / REST queue send "
                     + "| helpers → MDB local, applied / queue cycle | helpers → MDB local / helpers → MDB XA |");
@@ -107,9 +110,16 @@ class ReliableBench {
                         java.getJsonNumber("p50Millis").doubleValue(), java.getJsonNumber("p99Millis").doubleValue()));
                 System.out.println(rows.get(rows.size() - 1));
                 confirmedAt.clear();
+                confirmNanos.clear();
                 double[] rest = rest(topic, producer, producers, MESSAGES);
                 rows.add(row("REST", producers, MESSAGES, rest[0], rest[1], rest[2]));
                 System.out.println(rows.get(rows.size() - 1));
+                if (producers == 1) {
+                    Latencies confirms = new Latencies(confirmNanos.stream().mapToLong(Long::longValue).toArray());
+                    confirmLine = String.format(Locale.ROOT, "Confirm answered (REST, 1 producer, the confirm call alone):"
+                            + " p50 %.2f ms, p99 %.2f ms", confirms.percentileMillis(50), confirms.percentileMillis(99));
+                    System.out.println(confirmLine);
+                }
                 JsonObject cycle = queueCycle(producers, MESSAGES);
                 rows.add(row("queue cycle, Java", producers, MESSAGES, cycle.getJsonNumber("perSecond").doubleValue(),
                         cycle.getJsonNumber("p50Millis").doubleValue(), cycle.getJsonNumber("p99Millis").doubleValue()));
@@ -155,7 +165,7 @@ class ReliableBench {
             String checkBack = checkBackRate(stub);
             System.out.println(checkBack);
             String table = String.join("\n", rows) + "\n\nRatios, same run:\n\n" + String.join("\n", ratios) + "\n\n"
-                    + e2eLine + "\n\n" + checkBack + "\n";
+                    + confirmLine + "\n\n" + e2eLine + "\n\n" + checkBack + "\n";
             System.out.println("\nReliable message service on PostgreSQL (prepare + confirm per message):\n" + table);
             Files.createDirectories(Path.of("target/bench"));
             Files.writeString(Path.of("target/bench/reliable.md"), table);
@@ -243,7 +253,9 @@ class ReliableBench {
                     + producer + "\", \"payload\": " + PAYLOAD + "}");
             assertEquals(201, prepared.status(), prepared::toString);
             String id = prepared.json().getString("id");
+            long confirming = System.nanoTime();
             Http.Response confirmed = client.post("api/messages/" + id + "/confirm", "");
+            confirmNanos.add(System.nanoTime() - confirming);
             assertEquals(200, confirmed.status(), confirmed::toString);
             confirmedAt.put(id, System.nanoTime());
         });

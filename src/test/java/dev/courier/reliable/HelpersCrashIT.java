@@ -73,7 +73,8 @@ class HelpersCrashIT {
         f.register(f.producer, "BARRIER");
         String queue = dev.courier.testing.InboxListeners.LOCAL + "." + dev.courier.testing.InboxListeners.SUBSCRIBER;
         long added = Broker.messagesAdded(queue);
-        String id = f.prepare("{\"holdAfterCommit\": true}", 30);
+        String id = f.prepare("{\"n\": 1}", 30);
+        assertEquals(204, f.http.post("api/test/apps/mdb/hold?messageId=" + id, "").status());
         assertEquals(200, f.http.post("api/messages/" + id + "/confirm", "").status());
         // The MDB's transaction committed (the effect's row is there); its thread holds before the acknowledgement.
         Eventually.until("the effect committed", Fixture.SETTLE, () -> f.effects(id, "sink") == 1);

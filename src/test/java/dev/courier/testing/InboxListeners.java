@@ -61,18 +61,27 @@ public final class InboxListeners {
     /** Copies the inbox skipped, per message id. */
     private static final Map<String, Integer> DUPLICATES = new ConcurrentHashMap<>();
 
+    /** Messages whose first applied copy holds the MDB's thread after its commit (armed by a test, this server). */
+    private static final java.util.Set<String> HOLDS = ConcurrentHashMap.newKeySet();
+
+    /** Makes the local-mode MDB hold after committing message {@code id}, before the broker's acknowledgement. */
+    public static void holdAfterCommit(String id) {
+        HOLDS.add(id);
+    }
+
     /**
      * After the local mode's transaction: counts a skipped copy (not applied, and the handler did not run), and
-     * holds the MDB's thread when the payload asks ({@code "holdAfterCommit": true}), between the database's commit
-     * and the broker's acknowledgement, for a crash test to kill the server there.
+     * holds the MDB's thread (for a minute at most) when a test armed it for this message, between the database's
+     * commit and the broker's acknowledgement, for a crash test to kill the server there. Armed per message and
+     * per server process, so no copy left on the broker by another run can hold a thread.
      */
-    static void afterCommit(String id, boolean applied, int handledBefore, String payload) {
+    static void afterCommit(String id, boolean applied, int handledBefore) {
         if (!applied && handled(id) == handledBefore) {
             DUPLICATES.merge(id, 1, Integer::sum);
         }
-        if (applied && payload.contains("\"holdAfterCommit\"")) {
+        if (applied && HOLDS.remove(id)) {
             try {
-                Thread.sleep(300_000);
+                Thread.sleep(60_000);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -33,7 +33,7 @@ public class LocalInboxListener implements MessageListener {
             int before = InboxListeners.handled(id);
             boolean applied = apps.batchingConsumer(InboxListeners.SUBSCRIBER)
                     .consumeInOwnTransaction(transaction, message, InboxListeners.effect(apps.dataSource()));
-            InboxListeners.afterCommit(id, applied, before, message.getBody(String.class));
+            InboxListeners.afterCommit(id, applied, before);
         } catch (JMSException e) {
             throw new IllegalStateException(e);
         }

@@ -241,6 +241,13 @@ public class UpstreamResource {
         return Json.createObjectBuilder().add("count", orders.effects(messageId, subscriber)).build();
     }
 
+    /** Makes the local-mode MDB hold after committing {@code messageId}, before its acknowledgement. */
+    @POST
+    @Path("mdb/hold")
+    public void hold(@QueryParam("messageId") String messageId) {
+        InboxListeners.holdAfterCommit(messageId);
+    }
+
     /**
      * How often the test MDBs handled message {@code messageId} (their effect ran, failed or not), and how many of
      * its copies the local mode's inbox skipped: {"count", "duplicates"}.
