@@ -40,23 +40,13 @@ public interface CourierApi {
      * @throws CourierException when the call itself failed (none is known to be recorded)
      */
     default List<String> settle(List<Settle> settles) {
-        List<String> refused = new ArrayList<>(settles.size());
-        for (Settle s : settles) {
-            try {
-                if (s.committed()) {
-                    confirm(s.messageId());
-                } else {
-                    cancel(s.messageId());
-                }
-                refused.add(null);
-            } catch (CourierException e) {
-                if (e.status() == 0 || e.status() >= 500) {
-                    throw e;
-                }
-                refused.add(e.getMessage());
+        return eachOnItsOwn(settles, s -> {
+            if (s.committed()) {
+                confirm(s.messageId());
+            } else {
+                cancel(s.messageId());
             }
-        }
-        return refused;
+        });
     }
 
     void failed(String messageId, String subscriber, String reason);
@@ -82,14 +72,21 @@ public interface CourierApi {
      * @throws CourierException when the call itself failed (no report is known to be recorded)
      */
     default List<String> report(List<Report> reports) {
-        List<String> refused = new ArrayList<>(reports.size());
-        for (Report r : reports) {
+        return eachOnItsOwn(reports, r -> {
+            if (r.consumed()) {
+                consumed(r.messageId(), r.subscriber());
+            } else {
+                failed(r.messageId(), r.subscriber(), r.reason());
+            }
+        });
+    }
+
+    /** One call per item: null when it was accepted, else why Courier refused it; no answer at all is thrown. */
+    private static <T> List<String> eachOnItsOwn(List<T> items, java.util.function.Consumer<T> call) {
+        List<String> refused = new ArrayList<>(items.size());
+        for (T item : items) {
             try {
-                if (r.consumed()) {
-                    consumed(r.messageId(), r.subscriber());
-                } else {
-                    failed(r.messageId(), r.subscriber(), r.reason());
-                }
+                call.accept(item);
                 refused.add(null);
             } catch (CourierException e) {
                 if (e.status() == 0) {

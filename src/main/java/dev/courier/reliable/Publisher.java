@@ -76,10 +76,8 @@ class Publisher {
 
     private boolean is(String queue, String attribute, String expected) {
         jakarta.json.JsonArray answer = management.attribute("queue." + queue, attribute);
-        if (answer.isEmpty() || answer.get(0).getValueType() != jakarta.json.JsonValue.ValueType.STRING) {
-            return expected == null;
-        }
-        return expected.equals(answer.getString(0));
+        return !answer.isEmpty() && answer.get(0).getValueType() == jakarta.json.JsonValue.ValueType.STRING
+                && expected.equals(answer.getString(0)); // no filter answers null: not the subscriber's queue
     }
 
     /**
