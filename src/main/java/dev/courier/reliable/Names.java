@@ -17,10 +17,14 @@ final class Names {
 
     /** @throws ProblemException 400 naming {@code what} when {@code value} is not a valid name */
     static String check(String what, String value) {
-        if (value == null || !VALID.matcher(value).matches()) {
+        if (!valid(value)) {
             throw ProblemException.invalid("'" + what + "' must be 1 to 63 letters, digits, '_' or '-', starting with a letter");
         }
         return value;
+    }
+
+    static boolean valid(String value) {
+        return value != null && VALID.matcher(value).matches();
     }
 
     /** The broker queue of one subscriber of a topic. */

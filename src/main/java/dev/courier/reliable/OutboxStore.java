@@ -37,15 +37,33 @@ class OutboxStore {
 
     /** Records a send owed to the broker, in the transaction that decided it. */
     void insert(Connection c, String messageId, String subscriber, int attempt, Instant now) throws SQLException {
-        try (PreparedStatement insert = c.prepareStatement("INSERT INTO courier_rm_outbox (id, message_id, subscriber, "
-                + "attempt, created_at) VALUES (?, ?, ?, ?, ?)")) {
-            insert.setString(1, UUID.randomUUID().toString());
-            insert.setString(2, messageId);
-            insert.setString(3, subscriber);
-            insert.setInt(4, attempt);
-            insert.setTimestamp(5, Columns.timestamp(now), Columns.utc());
+        try (PreparedStatement insert = c.prepareStatement(INSERT)) {
+            set(insert, messageId, subscriber, attempt, now);
             insert.executeUpdate();
         }
+    }
+
+    /** The first publish of each of several messages to all its subscribers, in one batch. */
+    void insertPublishes(Connection c, List<String> messageIds, Instant now) throws SQLException {
+        try (PreparedStatement insert = c.prepareStatement(INSERT)) {
+            for (String id : messageIds) {
+                set(insert, id, null, 1, now);
+                insert.addBatch();
+            }
+            insert.executeBatch();
+        }
+    }
+
+    private static final String INSERT = "INSERT INTO courier_rm_outbox (id, message_id, subscriber, attempt, created_at) "
+            + "VALUES (?, ?, ?, ?, ?)";
+
+    private static void set(PreparedStatement insert, String messageId, String subscriber, int attempt, Instant now)
+            throws SQLException {
+        insert.setString(1, UUID.randomUUID().toString());
+        insert.setString(2, messageId);
+        insert.setString(3, subscriber);
+        insert.setInt(4, attempt);
+        insert.setTimestamp(5, Columns.timestamp(now), Columns.utc());
     }
 
     /**
@@ -111,17 +129,8 @@ class OutboxStore {
      * carried (the subscriber's timeout from now, or from the delivery time of a message held for later). A
      * delivery reported meanwhile keeps its state. Rows are touched in key order, so two relays never deadlock.
      */
-    void relayed(Connection c, List<Entry> entries, Map<String, List<Target>> targets, Instant now)
+    void relayed(Connection c, Dialect dialect, List<Entry> entries, Map<String, List<Target>> targets, Instant now)
             throws SQLException {
-        try (PreparedStatement delete = c.prepareStatement("DELETE FROM courier_rm_outbox WHERE id = ?")) {
-            for (Entry e : entries) {
-                delete.setString(1, e.id());
-                delete.addBatch();
-            }
-            delete.executeBatch();
-        }
-        record Deadline(String messageId, String subscriber, Instant at) {
-        }
         List<Deadline> deadlines = new ArrayList<>();
         for (Entry e : entries) {
             ReliableStore.MessageRow m = e.message();
@@ -130,10 +139,21 @@ class OutboxStore {
                 deadlines.add(new Deadline(m.id(), t.subscriber(), from.plusMillis(t.timeoutMs())));
             }
         }
+        deadlines.sort(Comparator.comparing(Deadline::messageId).thenComparing(Deadline::subscriber));
+        if (dialect == Dialect.POSTGRESQL) {
+            relayedTogether(c, entries, deadlines);
+            return;
+        }
+        try (PreparedStatement delete = c.prepareStatement("DELETE FROM courier_rm_outbox WHERE id = ?")) {
+            for (Entry e : entries) {
+                delete.setString(1, e.id());
+                delete.addBatch();
+            }
+            delete.executeBatch();
+        }
         if (deadlines.isEmpty()) {
             return;
         }
-        deadlines.sort(Comparator.comparing(Deadline::messageId).thenComparing(Deadline::subscriber));
         try (PreparedStatement update = c.prepareStatement("UPDATE courier_rm_delivery SET next_attempt_at = ? "
                 + "WHERE message_id = ? AND subscriber = ? AND state = 'DELIVERED' AND next_attempt_at IS NULL")) {
             for (Deadline d : deadlines) {
@@ -143,6 +163,35 @@ class OutboxStore {
                 update.addBatch();
             }
             update.executeBatch();
+        }
+    }
+
+    private record Deadline(String messageId, String subscriber, Instant at) {
+    }
+
+    /** {@link #relayed} in two statements whatever the batch's size: the rows travel as arrays. */
+    private static void relayedTogether(Connection c, List<Entry> entries, List<Deadline> deadlines)
+            throws SQLException {
+        try (PreparedStatement delete = c.prepareStatement("DELETE FROM courier_rm_outbox WHERE id = ANY(?)")) {
+            delete.setArray(1, c.createArrayOf("text", entries.stream().map(Entry::id).toArray()));
+            delete.executeUpdate();
+        }
+        if (deadlines.isEmpty()) {
+            return;
+        }
+        // The inner select locks the rows in key order (a join alone touches them in any order, and a batch of
+        // reports locking the same rows in another could deadlock with it).
+        try (PreparedStatement update = c.prepareStatement("UPDATE courier_rm_delivery d SET next_attempt_at = r.at "
+                + "FROM (SELECT x.message_id, x.subscriber, u.at FROM courier_rm_delivery x JOIN unnest(?::text[], "
+                + "?::text[], ?::timestamptz[]) AS u(message_id, subscriber, at) ON x.message_id = u.message_id "
+                + "AND x.subscriber = u.subscriber WHERE x.state = 'DELIVERED' AND x.next_attempt_at IS NULL "
+                + "ORDER BY x.message_id, x.subscriber FOR UPDATE OF x) AS r "
+                + "WHERE d.message_id = r.message_id AND d.subscriber = r.subscriber")) {
+            update.setArray(1, c.createArrayOf("text", deadlines.stream().map(Deadline::messageId).toArray()));
+            update.setArray(2, c.createArrayOf("text", deadlines.stream().map(Deadline::subscriber).toArray()));
+            // As ISO-8601 text with its Z: an array's timestamps would be read in the JVM's zone.
+            update.setArray(3, c.createArrayOf("text", deadlines.stream().map(d -> d.at().toString()).toArray()));
+            update.executeUpdate();
         }
     }
 

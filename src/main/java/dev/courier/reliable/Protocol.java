@@ -14,11 +14,16 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Collectors;
 
 /**
  * The protocol's steps, each in the caller's transaction: {@link ReliableMessages} exposes them to callers and
@@ -33,6 +38,8 @@ class Protocol {
     /** The confirm's transaction failing in its commit, after every statement succeeded. */
     static final String CONFIRM_AT_COMMIT = "reliable.confirm.at-commit";
     static final String BEFORE_COMPLETE = "reliable.consumed.before-complete";
+    private static final String CONFIRMED = "confirmed by the producer";
+    private static final String ALL_CONSUMED = "consumed by every subscriber";
 
     @Inject
     private MessageTraces traces;
@@ -45,6 +52,9 @@ class Protocol {
 
     @Inject
     private OutboxStore outbox;
+
+    @Inject
+    private BatchStore batches;
 
     @Inject
     private RelaySignal relay;
@@ -113,7 +123,7 @@ class Protocol {
      *         headers than this confirm gives
      */
     Outcome confirm(String id, Optional<String> payload, Optional<Map<String, String>> headers) {
-        return confirm(id, payload, headers, "confirmed by the producer");
+        return confirm(id, payload, headers, CONFIRMED);
     }
 
     private static Map<String, String> withoutTrace(Map<String, String> headers) {
@@ -170,12 +180,17 @@ class Protocol {
             outbox.insert(c, id, null, 1, now);
             relay.afterCommit();
             faults.checkpoint(AFTER_OUTBOX);
-            if (faults.armed()) {
-                afterCommit.beforeCommit(() -> faults.checkpoint(CONFIRM_AT_COMMIT));
-            }
+            failAtCommitIfArmed();
             return new Outcome(id, MessageState.SENT);
         } catch (SQLException e) {
             throw new IllegalStateException("confirm failed", e);
+        }
+    }
+
+    /** The confirm's transaction fails in its commit when a test armed {@link #CONFIRM_AT_COMMIT}. */
+    private void failAtCommitIfArmed() {
+        if (faults.armed()) {
+            afterCommit.beforeCommit(() -> faults.checkpoint(CONFIRM_AT_COMMIT));
         }
     }
 
@@ -221,20 +236,24 @@ class Protocol {
             if (d.attempts() > 1) {
                 leftovers.removeAfterCommit(m.topic(), subscriber, id); // a redelivered copy may still wait
             }
-            // A sent message is last updated by its confirm; one held for later counts from its delivery time.
-            Instant sent = m.deliverAt() != null && m.deliverAt().isAfter(m.updatedAt()) ? m.deliverAt() : m.updatedAt();
-            meters.consumed(m.topic(), subscriber, Duration.between(sent, now).isNegative() ? Duration.ZERO
-                    : Duration.between(sent, now));
+            meters.consumed(m.topic(), subscriber, sinceSent(m, now));
             faults.checkpoint(BEFORE_COMPLETE);
             if (store.unconsumed(c, id) == 0) {
                 store.moveMessage(c, m, MessageState.COMPLETED, m.payload(), m.headers(), now, true);
-                store.record(c, id, null, m.state(), MessageState.COMPLETED, "consumed by every subscriber", now);
+                store.record(c, id, null, m.state(), MessageState.COMPLETED, ALL_CONSUMED, now);
                 return new Outcome(id, MessageState.COMPLETED);
             }
             return new Outcome(id, m.state());
         } catch (SQLException e) {
             throw new IllegalStateException("consumed failed", e);
         }
+    }
+
+    /** How long a sent message took to be consumed, as the consume-latency meter counts it. */
+    private static Duration sinceSent(ReliableStore.MessageRow m, Instant now) {
+        // A sent message is last updated by its confirm; one held for later counts from its delivery time.
+        Instant sent = m.deliverAt() != null && m.deliverAt().isAfter(m.updatedAt()) ? m.deliverAt() : m.updatedAt();
+        return Duration.between(sent, now).isNegative() ? Duration.ZERO : Duration.between(sent, now);
     }
 
     /**
@@ -267,17 +286,23 @@ class Protocol {
 
     /**
      * Many confirms and cancels in the current transaction, in message order (two batches that share messages
-     * take their locks in the same order); a refused one is answered with its problem and writes nothing.
+     * take their locks in the same order); a refused one is answered with its problem and writes nothing. On
+     * PostgreSQL the happy path goes together ({@link #confirmPendingTogether}), the rest one at a time.
      */
     List<Settle.Result> settle(List<Settle> settles) {
         Settle.Result[] results = new Settle.Result[settles.size()];
-        Integer[] order = new Integer[settles.size()];
-        for (int i = 0; i < order.length; i++) {
-            order[i] = i;
+        try (Connection c = store.connection()) {
+            if (ReliableStore.postgres(c)) {
+                confirmPendingTogether(c, settles, results);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("settle failed", e);
         }
-        java.util.Arrays.sort(order, java.util.Comparator.comparing((Integer i) -> settles.get(i).messageId()));
-        for (int i : order) {
+        for (int i : inOrder(settles, Comparator.comparing(Settle::messageId))) {
             Settle s = settles.get(i);
+            if (results[i] != null) {
+                continue;
+            }
             try {
                 results[i] = new Settle.Result(s, s.committed() ? confirm(s.messageId(), Optional.empty(),
                         Optional.empty()) : cancel(s.messageId()), null);
@@ -289,17 +314,73 @@ class Protocol {
         return List.of(results);
     }
 
-    /** Many reports in the current transaction; a refused one is answered with its problem and writes nothing. */
+    /**
+     * The happy path of a batch of settles in a handful of statements, whatever its size: every message the batch
+     * confirms once and that is still {@code PENDING} goes to {@code SENT} together, with the writes a single
+     * confirm makes (state, ledger, history, outbox). Locks every message of the batch first, in id order; the
+     * other items are left for one-at-a-time.
+     */
+    private void confirmPendingTogether(Connection c, List<Settle> settles, Settle.Result[] results)
+            throws SQLException {
+        Map<String, Long> times = settles.stream().collect(Collectors.groupingBy(Settle::messageId, Collectors.counting()));
+        Map<String, ReliableStore.MessageRow> locked = batches.lock(c, new TreeSet<>(times.keySet()));
+        Map<String, ReliableStore.MessageRow> sending = new TreeMap<>();
+        for (Settle s : settles) {
+            ReliableStore.MessageRow m = locked.get(s.messageId());
+            if (s.committed() && times.get(s.messageId()) == 1L && m != null && m.state() == MessageState.PENDING) {
+                sending.put(m.id(), m);
+            }
+        }
+        if (sending.isEmpty()) {
+            return;
+        }
+        Instant now = clock.instant();
+        batches.send(c, sending.keySet(), now);
+        Map<String, List<Subscriber>> byTopic = batches.subscribers(c,
+                sending.values().stream().map(ReliableStore.MessageRow::topic).collect(Collectors.toSet()));
+        Map<String, List<Subscriber>> byMessage = new java.util.LinkedHashMap<>();
+        List<ReliableStore.Moved> changes = new ArrayList<>();
+        for (ReliableStore.MessageRow m : sending.values()) {
+            List<Subscriber> subscribers = byTopic.getOrDefault(m.topic(), List.of());
+            byMessage.put(m.id(), subscribers);
+            changes.add(new ReliableStore.Moved(m.id(), null, m.state(), MessageState.SENT, CONFIRMED));
+            for (Subscriber s : subscribers) {
+                changes.add(new ReliableStore.Moved(m.id(), s.name(), null, DeliveryState.DELIVERED, "published"));
+            }
+        }
+        store.insertDeliveries(c, byMessage);
+        store.record(c, changes, now);
+        faults.checkpoint(AFTER_CONFIRM_UPDATE);
+        outbox.insertPublishes(c, new ArrayList<>(sending.keySet()), now);
+        relay.afterCommit();
+        faults.checkpoint(AFTER_OUTBOX);
+        failAtCommitIfArmed();
+        for (int i = 0; i < results.length; i++) {
+            Settle s = settles.get(i);
+            if (s.committed() && sending.containsKey(s.messageId())) {
+                results[i] = new Settle.Result(s, new Outcome(s.messageId(), MessageState.SENT), null);
+            }
+        }
+    }
+
+    /**
+     * Many reports in the current transaction; a refused one is answered with its problem and writes nothing. On
+     * PostgreSQL the happy path goes together ({@link #consumeDeliveredTogether}), the rest one at a time.
+     */
     List<Report.Result> report(List<Report> reports) {
         Report.Result[] results = new Report.Result[reports.size()];
-        Integer[] order = new Integer[reports.size()];
-        for (int i = 0; i < order.length; i++) {
-            order[i] = i;
+        try (Connection c = store.connection()) {
+            if (ReliableStore.postgres(c)) {
+                consumeDeliveredTogether(c, reports, results);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("report failed", e);
         }
-        java.util.Arrays.sort(order, java.util.Comparator.comparing((Integer i) -> reports.get(i).messageId())
-                .thenComparing(i -> reports.get(i).subscriber()));
-        for (int i : order) {
+        for (int i : inOrder(reports, Comparator.comparing(Report::messageId).thenComparing(Report::subscriber))) {
             Report r = reports.get(i);
+            if (results[i] != null) {
+                continue;
+            }
             try {
                 results[i] = new Report.Result(r, r.consumed() ? consumed(r.messageId(), r.subscriber())
                         : failed(r.messageId(), r.subscriber(), r.reason()), null);
@@ -309,6 +390,68 @@ class Protocol {
             }
         }
         return List.of(results);
+    }
+
+    /**
+     * The happy path of a batch of reports in a handful of statements: every first copy ({@code DELIVERED},
+     * attempt 1) of a sent message that the batch reports consumed, once, goes to {@code CONSUMED} together, and
+     * the messages no delivery waits on any more complete together, with the writes single reports make. Locks
+     * every message of the batch first, in id order; the other items are left for one-at-a-time (a redelivered
+     * copy, whose leftovers must go, among them).
+     */
+    private void consumeDeliveredTogether(Connection c, List<Report> reports, Report.Result[] results)
+            throws SQLException {
+        Map<String, Long> times = reports.stream().collect(Collectors.groupingBy(Report::messageId, Collectors.counting()));
+        Map<String, ReliableStore.MessageRow> locked = batches.lock(c, new TreeSet<>(times.keySet()));
+        List<BatchStore.Key> asked = new ArrayList<>();
+        for (Report r : reports) {
+            ReliableStore.MessageRow m = locked.get(r.messageId());
+            if (r.consumed() && times.get(r.messageId()) == 1L && Names.valid(r.subscriber()) && m != null
+                    && m.state() == MessageState.SENT) {
+                asked.add(new BatchStore.Key(r.messageId(), r.subscriber()));
+            }
+        }
+        if (asked.isEmpty()) {
+            return;
+        }
+        Map<BatchStore.Key, ReliableStore.DeliveryRow> found = batches.lockDeliveries(c, asked);
+        List<BatchStore.Key> consuming = asked.stream().filter(k -> found.containsKey(k)
+                && found.get(k).state() == DeliveryState.DELIVERED && found.get(k).attempts() == 1).toList();
+        if (consuming.isEmpty()) {
+            return;
+        }
+        Instant now = clock.instant();
+        batches.consume(c, consuming, now);
+        List<ReliableStore.Moved> changes = new ArrayList<>();
+        for (BatchStore.Key k : consuming) {
+            changes.add(new ReliableStore.Moved(k.messageId(), k.subscriber(), DeliveryState.DELIVERED,
+                    DeliveryState.CONSUMED, "reported consumed"));
+            meters.consumed(locked.get(k.messageId()).topic(), k.subscriber(), sinceSent(locked.get(k.messageId()), now));
+        }
+        faults.checkpoint(BEFORE_COMPLETE);
+        Set<String> completed = batches.complete(c, consuming.stream().map(BatchStore.Key::messageId).toList(), now);
+        for (String id : new TreeSet<>(completed)) {
+            changes.add(new ReliableStore.Moved(id, null, MessageState.SENT, MessageState.COMPLETED, ALL_CONSUMED));
+        }
+        store.record(c, changes, now);
+        Set<BatchStore.Key> done = Set.copyOf(consuming);
+        for (int i = 0; i < results.length; i++) {
+            Report r = reports.get(i);
+            if (r.consumed() && done.contains(new BatchStore.Key(r.messageId(), r.subscriber()))) {
+                results[i] = new Report.Result(r, new Outcome(r.messageId(), completed.contains(r.messageId())
+                        ? MessageState.COMPLETED : MessageState.SENT), null);
+            }
+        }
+    }
+
+    /** The items' indexes sorted by {@code by} (a stable sort: equal items keep the order given). */
+    private static <T> List<Integer> inOrder(List<T> items, Comparator<T> by) {
+        List<Integer> order = new ArrayList<>(items.size());
+        for (int i = 0; i < items.size(); i++) {
+            order.add(i);
+        }
+        order.sort(Comparator.comparing(items::get, by));
+        return order;
     }
 
     /** Checks a dead pending message back again, with a fresh count of checks. */

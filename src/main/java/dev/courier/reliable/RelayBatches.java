@@ -104,7 +104,7 @@ public class RelayBatches {
                                 e.getErrorCode(), e);
                     }
                     faults.checkpoint(AFTER_BROKER_COMMIT);
-                    outbox.relayed(c, batch, targets, clock.instant());
+                    outbox.relayed(c, dialect, batch, targets, clock.instant());
                 }
                 c.commit();
                 return batch.size();

@@ -30,9 +30,9 @@ class ReliableStore {
     /** Who made a change, recorded in the history: this server's process and host. */
     static final String SERVER = ManagementFactory.getRuntimeMXBean().getName();
 
-    private static final String MESSAGE_COLUMNS = "id, topic, producer, state, payload, headers, check_back_ms, "
+    static final String MESSAGE_COLUMNS = "id, topic, producer, state, payload, headers, check_back_ms, "
             + "deliver_at, checks, next_check_at, last_error, version, created_at, updated_at";
-    private static final String DELIVERY_COLUMNS = "subscriber, state, attempts, retry_limit, last_error, "
+    static final String DELIVERY_COLUMNS = "subscriber, state, attempts, retry_limit, last_error, "
             + "next_attempt_at, consumed_at, delivery_timeout_ms, version, message_id";
 
     @Resource(lookup = "jdbc/courier")
@@ -396,7 +396,7 @@ class ReliableStore {
         }
     }
 
-    private static MessageRow messageRow(ResultSet rows) throws SQLException {
+    static MessageRow messageRow(ResultSet rows) throws SQLException {
         return new MessageRow(rows.getString(1), rows.getString(2), rows.getString(3),
                 MessageState.valueOf(rows.getString(4)), rows.getString(5), rows.getString(6), rows.getLong(7),
                 instant(rows, 8), rows.getInt(9), instant(rows, 10), rows.getString(11), rows.getLong(12),
@@ -508,15 +508,22 @@ class ReliableStore {
 
     /** A ledger row per subscriber; its report deadline is set when the relay has published ({@link OutboxStore}). */
     void insertDeliveries(Connection c, String messageId, List<Subscriber> subscribers) throws SQLException {
+        insertDeliveries(c, Map.of(messageId, subscribers));
+    }
+
+    /** The ledger rows of several messages, in one batch (one multi-row insert on PostgreSQL). */
+    void insertDeliveries(Connection c, Map<String, List<Subscriber>> subscribersByMessage) throws SQLException {
         try (PreparedStatement insert = c.prepareStatement("INSERT INTO courier_rm_delivery (message_id, subscriber, "
                 + "state, attempts, retry_limit, delivery_timeout_ms, next_attempt_at, version) "
                 + "VALUES (?, ?, 'DELIVERED', 1, ?, ?, NULL, 0)")) {
-            for (Subscriber s : subscribers) {
-                insert.setString(1, messageId);
-                insert.setString(2, s.name());
-                insert.setInt(3, s.retryLimit());
-                insert.setLong(4, s.deliveryTimeout().toMillis());
-                insert.addBatch();
+            for (Map.Entry<String, List<Subscriber>> message : subscribersByMessage.entrySet()) {
+                for (Subscriber s : message.getValue()) {
+                    insert.setString(1, message.getKey());
+                    insert.setString(2, s.name());
+                    insert.setInt(3, s.retryLimit());
+                    insert.setLong(4, s.deliveryTimeout().toMillis());
+                    insert.addBatch();
+                }
             }
             insert.executeBatch();
         }
@@ -549,7 +556,7 @@ class ReliableStore {
         }
     }
 
-    private static DeliveryRow deliveryRow(ResultSet rows) throws SQLException {
+    static DeliveryRow deliveryRow(ResultSet rows) throws SQLException {
         return new DeliveryRow(rows.getString(10), rows.getString(1), DeliveryState.valueOf(rows.getString(2)),
                 rows.getInt(3), rows.getInt(4), rows.getLong(8), instant(rows, 6), rows.getString(5),
                 instant(rows, 7), rows.getLong(9));
@@ -765,7 +772,7 @@ class ReliableStore {
     private static volatile Boolean postgres;
 
     /** Whether Courier's database is PostgreSQL (asked once: every connection is to the same database). */
-    private static boolean postgres(Connection c) throws SQLException {
+    static boolean postgres(Connection c) throws SQLException {
         Boolean known = postgres;
         if (known == null) {
             postgres = known = Dialect.of(c) == Dialect.POSTGRESQL;

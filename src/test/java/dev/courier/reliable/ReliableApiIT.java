@@ -212,6 +212,65 @@ class ReliableApiIT {
     }
 
     @Test
+    void should_write_for_a_batch_of_settles_and_reports_what_single_calls_write() {
+        f.register(f.producer, "BARRIER").subscribe("a", "b");
+        List<String> ids = new java.util.ArrayList<>();
+        for (int n = 0; n < 6; n++) {
+            ids.add(f.prepare("{\"n\": " + n + "}", 60));
+        }
+        String single = ids.get(5);
+        assertEquals(200, http.post("api/messages/" + single + "/confirm", "").status());
+        Http.Response settled = http.post("api/messages/settles", "{\"settles\": ["
+                + settle(ids.get(0), "COMMITTED") + "," + settle(ids.get(1), "COMMITTED") + ","
+                + settle(ids.get(2), "COMMITTED") + "," + settle(ids.get(3), "ROLLED_BACK") + ","
+                + settle(ids.get(4), "COMMITTED") + "," + settle(single, "COMMITTED") + "]}");
+        assertEquals(List.of("SENT", "SENT", "SENT", "CANCELLED", "SENT", "SENT"), states(settled));
+        Eventually.until("each sent message published once to each subscriber", Fixture.SETTLE,
+                () -> Broker.messagesAdded(f.topic + ".a") == 5 && Broker.messagesAdded(f.topic + ".b") == 5);
+
+        // b first for ids 0, 1 and 4, then a batch of: a for 0 and 1 (the last report: they complete), a for 2
+        // (b still owes one), both for 4 (one message twice in a batch), and a stranger.
+        assertEquals(List.of("SENT", "SENT", "SENT"), states(http.post("api/messages/reports", "{\"reports\": ["
+                + report(ids.get(0), "b") + "," + report(ids.get(1), "b") + "," + report(ids.get(4), "b") + "]}")));
+        Http.Response reported = http.post("api/messages/reports", "{\"reports\": [" + report(ids.get(1), "a") + ","
+                + report(ids.get(0), "a") + "," + report(ids.get(2), "a") + "," + report(ids.get(4), "a") + ","
+                + report(ids.get(4), "b") + "," + report(ids.get(2), "stranger") + "]}");
+        List<JsonObject> results = reported.json().getJsonArray("results").getValuesAs(JsonObject.class);
+        assertEquals(List.of(200, 200, 200, 200, 200, 404), results.stream().map(r -> r.getInt("status")).toList());
+        assertEquals(List.of("COMPLETED", "COMPLETED", "SENT", "COMPLETED", "COMPLETED"),
+                results.subList(0, 5).stream().map(r -> r.getString("state")).toList());
+        assertEquals("COMPLETED", f.state(ids.get(0)));
+        assertEquals("SENT", f.state(ids.get(2)));
+        assertEquals(Map.of("a", "CONSUMED", "b", "DELIVERED"), f.deliveries(ids.get(2)));
+
+        assertEquals(200, http.post("api/messages/" + single + "/consumed", "{\"subscriber\": \"b\"}").status());
+        assertEquals(200, http.post("api/messages/" + single + "/consumed", "{\"subscriber\": \"a\"}").status());
+        assertEquals(history(single), history(ids.get(0)), "a batch records the changes single calls record");
+        assertEquals(7, history(ids.get(0)).size());
+    }
+
+    private static String settle(String id, String outcome) {
+        return "{\"messageId\": \"" + id + "\", \"outcome\": \"" + outcome + "\"}";
+    }
+
+    private static String report(String id, String subscriber) {
+        return "{\"messageId\": \"" + id + "\", \"subscriber\": \"" + subscriber + "\", \"outcome\": \"CONSUMED\"}";
+    }
+
+    private static List<String> states(Http.Response batch) {
+        assertEquals(200, batch.status(), batch::toString);
+        return batch.json().getJsonArray("results").getValuesAs(JsonObject.class).stream()
+                .map(r -> r.getInt("status") == 200 ? r.getString("state") : String.valueOf(r.getInt("status"))).toList();
+    }
+
+    /** A message's history as subscriber, from, to and reason (not when or where). */
+    private List<String> history(String id) {
+        return f.message(id).getJsonArray("history").getValuesAs(JsonObject.class).stream()
+                .map(h -> h.getString("subscriber", "-") + " " + h.getString("from", "-") + " " + h.getString("to")
+                        + " " + h.getString("reason", "")).toList();
+    }
+
+    @Test
     void should_refuse_illegal_transitions_with_409_and_the_current_state() {
         f.register(f.producer, "BARRIER").subscribe("a");
         String cancelled = f.prepare("{}", 10);
