@@ -21,6 +21,18 @@ import java.io.StringReader;
 @ApplicationScoped
 class BrokerManagement {
 
+    /** Artemis's code for "Cannot find resource with name …": the queue (or address) does not exist. */
+    private static final String NOT_FOUND = "AMQ229067";
+
+    /** The broker has no resource of that name (a queue an operator deleted, say). */
+    static final class NoSuchResource extends JMSRuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        NoSuchResource(String message) {
+            super(message);
+        }
+    }
+
     @Resource(lookup = "jms/courier")
     private ConnectionFactory connectionFactory;
 
@@ -29,6 +41,7 @@ class BrokerManagement {
      * {@code queue.<name>}) with {@code parameters}. @return the answer's JSON array
      *
      * @throws JMSRuntimeException when the broker cannot be reached, does not answer in 10 s, or refuses
+     *         ({@link NoSuchResource} when there is no such resource)
      */
     JsonArray invoke(String resource, String operation, JsonValue... parameters) {
         JsonArrayBuilder arguments = Json.createArrayBuilder();
@@ -63,7 +76,9 @@ class BrokerManagement {
                 }
                 String body = reply.getBody(String.class);
                 if (!reply.getBooleanProperty("_AMQ_OperationSucceeded")) {
-                    throw new JMSRuntimeException("the broker refused " + operation + " on " + resource + ": " + body);
+                    String refusal = "the broker refused " + operation + " on " + resource + ": " + body;
+                    throw body != null && body.contains(NOT_FOUND) ? new NoSuchResource(refusal)
+                            : new JMSRuntimeException(refusal);
                 }
                 try (var reader = Json.createReader(new StringReader(body == null ? "[]" : body))) {
                     return reader.readArray();

@@ -89,10 +89,17 @@ class Publisher {
                 Json.createValue(copiesOf(messageId))).getJsonNumber(0).longValue();
     }
 
-    /** Removes the copies of {@code messageId} left in {@code subscriber}'s queue. @return how many */
+    /**
+     * Removes the copies of {@code messageId} left in {@code subscriber}'s queue. @return how many: 0 when the
+     * queue is gone (there is nothing left to remove, and a delivery to bury must not wait on it)
+     */
     long removeCopies(String topic, String subscriber, String messageId) {
-        return management.invoke("queue." + Names.queue(topic, subscriber), "removeMessages",
-                Json.createValue(copiesOf(messageId))).getJsonNumber(0).longValue();
+        try {
+            return management.invoke("queue." + Names.queue(topic, subscriber), "removeMessages",
+                    Json.createValue(copiesOf(messageId))).getJsonNumber(0).longValue();
+        } catch (BrokerManagement.NoSuchResource e) {
+            return 0;
+        }
     }
 
     /** A filter on the message id, which Courier made (a UUID): no quote can reach the filter from a caller. */

@@ -87,6 +87,37 @@ class HorizonIT {
     }
 
     @Test
+    void past_the_horizon_a_copy_still_queued_is_removed_and_a_queue_that_is_gone_holds_up_no_other_delivery() {
+        Fixture lost = new Fixture();
+        lost.register(lost.producer, "BARRIER").subscribe(30, 10, "gone");
+        for (int n = 0; n < 3; n++) {
+            lost.order("");
+        }
+        Eventually.until("published", Fixture.SETTLE, () -> Broker.messagesAdded(lost.topic + ".gone") == 3);
+        Broker.destroyQueue(Fixture.queue(lost.topic, "gone")); // as an operator's mistake would, copies and all
+        Fixture f = new Fixture();
+        f.register(f.producer, "BARRIER").subscribe(30, 10, "slow");
+        String queued = f.order("").getString("messageId");
+        Eventually.until("published", Fixture.SETTLE, () -> Broker.messageCount(f.topic + ".slow") == 1);
+
+        f.advance(PAST_HORIZON);
+
+        // The three deliveries whose queue is gone come first (older deadlines); were each of them a failure, three
+        // in a row would end every round before the fourth.
+        Eventually.until("the queued copy's delivery dead", Fixture.SETTLE,
+                () -> "DEAD".equals(f.delivery(queued, "slow").getString("state")));
+        assertEquals(0, Broker.messageCount(f.topic + ".slow"), "the copy still queued removed");
+        assertEquals(1, f.delivery(queued, "slow").getInt("attempts"), "no further copy");
+        List<JsonObject> gone = lost.http.get("api/messages?topic=" + lost.topic).json().getJsonArray("messages")
+                .getValuesAs(JsonObject.class);
+        assertEquals(3, gone.size());
+        for (JsonObject m : gone) {
+            Eventually.until("the delivery to the queue that is gone dead", Fixture.SETTLE,
+                    () -> "DEAD".equals(lost.delivery(m.getString("id"), "gone").getString("state")));
+        }
+    }
+
+    @Test
     void a_late_confirm_or_cancel_settles_a_dead_message_and_a_late_consumed_report_a_dead_delivery() {
         Fixture f = new Fixture();
         f.register(f.producer, "PENDING").subscribe(30, 10, "late");
