@@ -31,11 +31,13 @@ class BatchStore {
 
     /**
      * Takes the row locks of {@code ids} in id order, the order in which one-at-a-time calls take them, so a batch
-     * and a single call (or two batches) never deadlock. @return the locked rows by id; an unknown id is absent
+     * and a single call (or two batches) never deadlock. (Every order here is by code point, {@code COLLATE "C"}:
+     * Java's order of names and ids, whatever the database's collation.) @return the locked rows by id; an
+     * unknown id is absent
      */
     Map<String, ReliableStore.MessageRow> lock(Connection c, Collection<String> ids) throws SQLException {
         try (PreparedStatement select = c.prepareStatement("SELECT " + ReliableStore.MESSAGE_COLUMNS
-                + " FROM courier_rm_message WHERE id = ANY(?) ORDER BY id FOR UPDATE")) {
+                + " FROM courier_rm_message WHERE id = ANY(?) ORDER BY id COLLATE \"C\" FOR UPDATE")) {
             select.setArray(1, texts(c, ids));
             Map<String, ReliableStore.MessageRow> locked = new LinkedHashMap<>();
             try (ResultSet rows = select.executeQuery()) {
@@ -75,13 +77,14 @@ class BatchStore {
     }
 
     /**
-     * The deliveries of {@code keys}, by key, locked in key order (the relay marks deliveries in that order too);
-     * a key without a ledger row is absent.
+     * The deliveries of {@code keys}, by key, locked in key order (the relay marks deliveries in that order too,
+     * and one-at-a-time reports take them in it); a key without a ledger row is absent.
      */
     Map<Key, ReliableStore.DeliveryRow> lockDeliveries(Connection c, List<Key> keys) throws SQLException {
         try (PreparedStatement select = c.prepareStatement("SELECT " + ReliableStore.DELIVERY_COLUMNS
                 + " FROM courier_rm_delivery WHERE (message_id, subscriber) IN "
-                + "(SELECT * FROM unnest(?::text[], ?::text[])) ORDER BY message_id, subscriber FOR UPDATE")) {
+                + "(SELECT * FROM unnest(?::text[], ?::text[])) ORDER BY message_id COLLATE \"C\", subscriber COLLATE \"C\" "
+                + "FOR UPDATE")) {
             setKeys(c, select, 1, keys);
             Map<Key, ReliableStore.DeliveryRow> found = new LinkedHashMap<>();
             try (ResultSet rows = select.executeQuery()) {

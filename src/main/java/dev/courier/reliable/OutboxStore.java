@@ -185,7 +185,7 @@ class OutboxStore {
                 + "FROM (SELECT x.message_id, x.subscriber, u.at FROM courier_rm_delivery x JOIN unnest(?::text[], "
                 + "?::text[], ?::timestamptz[]) AS u(message_id, subscriber, at) ON x.message_id = u.message_id "
                 + "AND x.subscriber = u.subscriber WHERE x.state = 'DELIVERED' AND x.next_attempt_at IS NULL "
-                + "ORDER BY x.message_id, x.subscriber FOR UPDATE OF x) AS r "
+                + "ORDER BY x.message_id COLLATE \"C\", x.subscriber COLLATE \"C\" FOR UPDATE OF x) AS r "
                 + "WHERE d.message_id = r.message_id AND d.subscriber = r.subscriber")) {
             update.setArray(1, c.createArrayOf("text", deadlines.stream().map(Deadline::messageId).toArray()));
             update.setArray(2, c.createArrayOf("text", deadlines.stream().map(Deadline::subscriber).toArray()));

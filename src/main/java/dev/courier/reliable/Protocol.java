@@ -403,18 +403,26 @@ class Protocol {
             throws SQLException {
         Map<String, Long> times = reports.stream().collect(Collectors.groupingBy(Report::messageId, Collectors.counting()));
         Map<String, ReliableStore.MessageRow> locked = batches.lock(c, new TreeSet<>(times.keySet()));
+        // Every delivery the batch may change is locked now, in key order, before any write: were the items left
+        // for one-at-a-time to lock theirs later, the batch's order would not be the relay's, and they could deadlock.
+        List<BatchStore.Key> touched = new ArrayList<>();
         List<BatchStore.Key> asked = new ArrayList<>();
         for (Report r : reports) {
             ReliableStore.MessageRow m = locked.get(r.messageId());
-            if (r.consumed() && times.get(r.messageId()) == 1L && Names.valid(r.subscriber()) && m != null
-                    && m.state() == MessageState.SENT) {
-                asked.add(new BatchStore.Key(r.messageId(), r.subscriber()));
+            if (m == null || !Names.valid(r.subscriber())
+                    || m.state() != MessageState.SENT && m.state() != MessageState.COMPLETED) {
+                continue; // refused one at a time, before it writes anything
+            }
+            BatchStore.Key key = new BatchStore.Key(r.messageId(), r.subscriber());
+            touched.add(key);
+            if (r.consumed() && times.get(r.messageId()) == 1L && m.state() == MessageState.SENT) {
+                asked.add(key);
             }
         }
-        if (asked.isEmpty()) {
+        if (touched.isEmpty()) {
             return;
         }
-        Map<BatchStore.Key, ReliableStore.DeliveryRow> found = batches.lockDeliveries(c, asked);
+        Map<BatchStore.Key, ReliableStore.DeliveryRow> found = batches.lockDeliveries(c, touched);
         List<BatchStore.Key> consuming = asked.stream().filter(k -> found.containsKey(k)
                 && found.get(k).state() == DeliveryState.DELIVERED && found.get(k).attempts() == 1).toList();
         if (consuming.isEmpty()) {
