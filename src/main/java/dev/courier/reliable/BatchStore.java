@@ -7,9 +7,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -57,22 +55,6 @@ class BatchStore {
             update.setTimestamp(1, Columns.timestamp(now), Columns.utc());
             update.setArray(2, texts(c, ids));
             expect(ids.size(), update.executeUpdate(), "sent");
-        }
-    }
-
-    /** The subscribers of each of {@code topics}, by topic, each topic's by name; a topic without any is absent. */
-    Map<String, List<Subscriber>> subscribers(Connection c, Collection<String> topics) throws SQLException {
-        try (PreparedStatement select = c.prepareStatement("SELECT topic, name, retry_limit, delivery_timeout_ms "
-                + "FROM courier_rm_subscriber WHERE topic = ANY(?) ORDER BY topic, name")) {
-            select.setArray(1, texts(c, topics));
-            Map<String, List<Subscriber>> byTopic = new LinkedHashMap<>();
-            try (ResultSet rows = select.executeQuery()) {
-                while (rows.next()) {
-                    byTopic.computeIfAbsent(rows.getString(1), t -> new ArrayList<>()).add(new Subscriber(
-                            rows.getString(1), rows.getString(2), rows.getInt(3), Duration.ofMillis(rows.getLong(4))));
-                }
-            }
-            return byTopic;
         }
     }
 

@@ -23,6 +23,7 @@ final class Names {
         return value;
     }
 
+    /** Whether {@code value} is a valid name ({@link #check} without the exception). */
     static boolean valid(String value) {
         return value != null && VALID.matcher(value).matches();
     }

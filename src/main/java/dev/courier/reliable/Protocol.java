@@ -336,12 +336,16 @@ class Protocol {
         }
         Instant now = clock.instant();
         batches.send(c, sending.keySet(), now);
-        Map<String, List<Subscriber>> byTopic = batches.subscribers(c,
-                sending.values().stream().map(ReliableStore.MessageRow::topic).collect(Collectors.toSet()));
+        Map<String, List<Subscriber>> byTopic = new java.util.HashMap<>(); // a batch is mostly of one topic
+        for (ReliableStore.MessageRow m : sending.values()) {
+            if (!byTopic.containsKey(m.topic())) {
+                byTopic.put(m.topic(), store.subscribers(c, m.topic()));
+            }
+        }
         Map<String, List<Subscriber>> byMessage = new java.util.LinkedHashMap<>();
         List<ReliableStore.Moved> changes = new ArrayList<>();
         for (ReliableStore.MessageRow m : sending.values()) {
-            List<Subscriber> subscribers = byTopic.getOrDefault(m.topic(), List.of());
+            List<Subscriber> subscribers = byTopic.get(m.topic());
             byMessage.put(m.id(), subscribers);
             changes.add(new ReliableStore.Moved(m.id(), null, m.state(), MessageState.SENT, CONFIRMED));
             for (Subscriber s : subscribers) {
