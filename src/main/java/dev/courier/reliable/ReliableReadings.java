@@ -15,14 +15,18 @@ import org.eclipse.microprofile.metrics.Tag;
  * What the reliable message service holds now, as gauge readings: {@code courier_topic_messages{topic, state}}
  * (pending, sent, dead), {@code courier_subscriber_deliveries{topic, subscriber, state}} (delivered: in delivery,
  * not yet consumed; dead), {@code courier_producer_pending_messages{producer}} and
- * {@code courier_producer_circuit_open{producer}} (1 while this server does not call the producer). Every
- * topic, subscriber and producer has its gauges, at 0 when nothing is in that state.
+ * {@code courier_producer_circuit_open{producer}} (1 while this server does not call the producer) and
+ * {@code courier_relay_outbox_entries} (confirmed copies not yet on the broker, for all servers). Every topic,
+ * subscriber and producer has its gauges, at 0 when nothing is in that state.
  */
 @ApplicationScoped
 public class ReliableReadings {
 
     @Inject
     private ReliableStore store;
+
+    @Inject
+    private OutboxStore outbox;
 
     @Inject
     private ProducerGates gates;
@@ -61,6 +65,8 @@ public class ReliableReadings {
                 readings.put(new MetricID("courier_producer_circuit_open", name),
                         gates.of(producer.name()).circuit(clock.instant()) == Circuit.OPEN ? 1.0 : 0.0);
             }
+            // The one reading of a broker that is down or slow: confirms go on, the relay's backlog grows.
+            readings.put(new MetricID("courier_relay_outbox_entries"), (double) outbox.backlog(c));
         } catch (SQLException e) {
             throw new IllegalStateException("reading the reliable message counts failed", e);
         }

@@ -2,9 +2,11 @@ package dev.courier.reliable;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.courier.testing.Broker;
 import dev.courier.testing.CourierDeployment;
 import dev.courier.testing.Eventually;
 import dev.courier.testing.Metrics;
+import java.time.Duration;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
@@ -53,5 +55,24 @@ class ReliableMetricsIT {
                 () -> metrics.value("courier_subscriber_deliveries", "topic", f.topic, "subscriber", "a", "state",
                         "delivered") == 0.0 && metrics.value("courier_topic_messages", "topic", f.topic, "state",
                         "sent") == 0.0);
+    }
+
+    @Test
+    void should_gauge_the_relays_backlog_while_the_broker_is_down_and_empty_it_once_the_broker_is_back() {
+        f.register(f.producer, "COMMITTED").subscribe("a");
+        Eventually.until("the relay's gauge at rest", Fixture.SETTLE,
+                () -> metrics.has("courier_relay_outbox_entries") && metrics.value("courier_relay_outbox_entries") == 0.0);
+        String id = f.prepare("{\"n\": 2}", 60);
+        Broker.stop();
+        try {
+            assertEquals(200, f.http.post("api/messages/" + id + "/confirm", "").status(), "a confirm needs no broker");
+            Eventually.until("the copy waits in the outbox", Fixture.SETTLE,
+                    () -> metrics.value("courier_relay_outbox_entries") == 1.0);
+        } finally {
+            Broker.start();
+        }
+        Eventually.until("the relay published it", Duration.ofSeconds(60),
+                () -> metrics.value("courier_relay_outbox_entries") == 0.0);
+        assertEquals(1, Broker.messagesAdded(f.topic + ".a"));
     }
 }
