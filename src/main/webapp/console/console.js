@@ -63,7 +63,7 @@ function h(tag, attributes, ...children) {
             element.setAttribute(name, value === true ? '' : value);
         }
     }
-    for (const child of children.flat()) {
+    for (const child of children.flat(Infinity)) { // lists of lists of children are children too
         if (child !== undefined && child !== null) {
             element.append(child instanceof Node ? child : document.createTextNode(String(child)));
         }
@@ -401,7 +401,7 @@ async function messagesPage(query, live = () => true) {
         for (const input of e.target.elements) { if (input.name && input.value) chosen.set(input.name, input.value); }
         location.hash = '#/messages?' + chosen;
     } },
-    Object.entries(RMS_FILTERS).map(([key, values]) => [key, h('select', { name: key }, values.map(v => h('option', { value: v, selected: v === (query.get(key) || '') }, v || 'any')))]),
+    Object.entries(RMS_FILTERS).map(([key, values]) => h('label', {}, key, ' ', h('select', { name: key }, values.map(v => h('option', { value: v, selected: v === (query.get(key) || '') }, v || 'any'))))),
     ['topic', 'producer', 'subscriber'].map(key => h('input', { name: key, placeholder: key, value: query.get(key) || '' })),
     h('button', { type: 'submit' }, 'Filter'));
     const rows = page.messages.map(m => h('tr', { 'data-id': m.id },

@@ -1,6 +1,7 @@
 package dev.courier.console;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.courier.testing.CourierDeployment;
@@ -105,6 +106,12 @@ class ConsoleIT {
         screenshot("producers");
         open("#/messages");
         waitFor(By.id("rms"));
+        // The filter bar: a labelled select per state filter, no array or element printed as text.
+        WebElement filters = waitFor(By.id("filters"));
+        assertFalse(filters.getText().contains("[object"), filters.getText());
+        assertFalse(filters.getText().contains(","), filters.getText());
+        assertEquals(6, filters.findElements(By.cssSelector("select[name=state] option")).size());
+        assertEquals(4, filters.findElements(By.cssSelector("select[name=deliveryState] option")).size());
         screenshot("reliable-messages");
         open("#/audit");
         waitFor(By.cssSelector("#audit tbody tr")); // (newest first by the server's clock, which other tests shift)
