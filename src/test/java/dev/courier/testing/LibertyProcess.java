@@ -118,6 +118,16 @@ public final class LibertyProcess {
         });
     }
 
+    /** Starts the server without waiting for Courier: for a start that must fail. */
+    public void launch() throws IOException, InterruptedException {
+        run("start");
+    }
+
+    /** The server's {@code messages.log}. */
+    public Path messagesLog() {
+        return server.resolve("logs/messages.log");
+    }
+
     public void stop() throws IOException, InterruptedException {
         run("stop");
     }
