@@ -21,7 +21,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 public class AuthenticationMode {
 
     private static final Logger LOG = Logger.getLogger(AuthenticationMode.class.getName());
-    static final Set<String> MODES = Set.of("basic", "jwt");
+    private static final Set<String> MODES = Set.of("basic", "jwt");
 
     @Inject
     @ConfigProperty(name = "courier.auth", defaultValue = "basic")
@@ -30,9 +30,8 @@ public class AuthenticationMode {
     @PostConstruct
     void check() {
         if (!MODES.contains(mode)) {
-            String shown = mode.matches("[A-Za-z0-9_-]{1,20}") ? "'" + mode + "'" : "a value that is not a mode";
-            String message = "COURIER_AUTH (courier.auth) is " + shown + ": it is the server's authentication mode,"
-                    + " basic or jwt, not credentials. Courier does not start.";
+            String message = "COURIER_AUTH (courier.auth) is a value that is not a mode: it is the server's"
+                    + " authentication mode, basic or jwt, not credentials. Courier does not start.";
             LOG.log(Level.SEVERE, message);
             throw new IllegalStateException(message);
         }
