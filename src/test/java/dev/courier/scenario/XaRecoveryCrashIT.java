@@ -44,8 +44,7 @@ class XaRecoveryCrashIT {
 
     private static final LibertyProcess LIBERTY = new LibertyProcess();
     private static final String SUBSCRIPTION = "xa-recovery-test";
-    private static final Path MESSAGES = Path.of(System.getProperty("wlp.home", "target/liberty/wlp"),
-            "usr/servers/courier/logs/messages.log");
+    private static final Path MESSAGES = LIBERTY.messagesLog();
     /** {@code dev.courier.pgxa.SessionLost.RETRIED}: the class lives in the driver's library, not on this path. */
     private static final String SESSION_LOST_RETRIED = "XA session lost in the second phase";
     /**
