@@ -38,6 +38,8 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Locale;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * {@code /api/queues}: the transactional queue over HTTP, for callers outside the server. Each request is its
@@ -56,6 +58,7 @@ public class QueueResource {
      * operation) gets through instead of a 406. Two entries: RESTEasy does not split one comma-separated string.
      */
 
+    private static final Logger LOG = Logger.getLogger(QueueResource.class.getName());
     private static final double MAX_SECONDS = 100L * 365 * 24 * 3600; // delays have no practical upper limit
 
     @Inject
@@ -238,9 +241,19 @@ public class QueueResource {
                     if (failure != null) {
                         stream.last("problem", new ProblemMapper().toResponse(failure).getEntity().toString());
                     } else if (!stream.last("messages", deliveries(received).toString()) && !received.isEmpty()) {
-                        claims.giveBack(receive.queue(), received);
+                        giveBack(receive.queue(), received);
                     }
                 });
+    }
+
+    /** Gives back what a gone receiver was given; this runs on the stage's thread, where nobody sees a failure. */
+    private void giveBack(QueueName name, List<Delivery> received) {
+        try {
+            claims.giveBack(name, received);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, e, () -> received.size() + " lease(s) on " + name
+                    + " for a receiver that left could not be given back; they are delivered again when they expire");
+        }
     }
 
     /** The fields of a receive request, checked. */
