@@ -4,6 +4,7 @@ import dev.courier.access.Action;
 import dev.courier.access.Caller;
 import dev.courier.platform.FaultInjection;
 import dev.courier.platform.ProblemException;
+import dev.courier.platform.ProblemsRollBack;
 import dev.courier.tracing.MessageTraces;
 import dev.courier.tracing.MessageTraces.Passage;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -23,7 +24,8 @@ import java.util.Map;
  * receive (in the caller's transaction) and by each attempt of a waiting receive (a transaction of its own).
  */
 @ApplicationScoped
-@Transactional(Transactional.TxType.REQUIRED)
+@ProblemsRollBack
+@Transactional(value = Transactional.TxType.REQUIRED, dontRollbackOn = ProblemException.class)
 class Claims {
 
     static final String AFTER_CLAIM = "queue.receive.after-claim";

@@ -108,8 +108,10 @@ public class Sweeper {
         int purged = pages(() -> steps.purgeDead(settings.deadRetention, PAGE));
         pages(() -> steps.forgetKeys(PAGE));
         if (dead > 0) {
-            // The move to dead is logged once, loudly; each failed attempt before it is only in the history.
-            LOG.severe("messages out of attempts moved to dead: " + dead);
+            // Logged once per sweep; each failed attempt before it is only in the history. A warning, not an
+            // error: the queue did what its maxAttempts said, and the messages wait in dead letters for an
+            // operator (courier_queue_messages{state="dead"} counts them, GET /api/queues/{queue}/dead lists them).
+            LOG.warning("messages out of attempts moved to dead letters: " + dead);
         }
         return Optional.of(steps.record(owner, turn.get(), dead, purged, Duration.ofDays(1)));
     }

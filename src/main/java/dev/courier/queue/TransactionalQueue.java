@@ -4,6 +4,7 @@ import dev.courier.platform.AfterCommit;
 import dev.courier.access.Action;
 import dev.courier.access.Caller;
 import dev.courier.platform.ProblemException;
+import dev.courier.platform.ProblemsRollBack;
 import dev.courier.tracing.MessageTraces;
 import dev.courier.tracing.MessageTraces.Passage;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -44,7 +45,8 @@ import java.util.concurrent.ThreadLocalRandom;
 // EJB container's per-call work (about a tenth of the REST path's CPU in a profile, issue 11). A runtime
 // exception marks the transaction rollback-only and reaches the caller unwrapped.
 @ApplicationScoped
-@Transactional(Transactional.TxType.REQUIRED)
+@ProblemsRollBack
+@Transactional(value = Transactional.TxType.REQUIRED, dontRollbackOn = ProblemException.class)
 public class TransactionalQueue {
 
     @Inject
@@ -196,13 +198,13 @@ public class TransactionalQueue {
      * @throws QueueLimitException 429 when {@code courier.queue.max-waiters} receivers already wait on the queue
      *         in this server (the limit is per server)
      */
-    @Transactional(Transactional.TxType.NOT_SUPPORTED)
+    @Transactional(value = Transactional.TxType.NOT_SUPPORTED, dontRollbackOn = ProblemException.class)
     public CompletionStage<List<Delivery>> receiveAsync(QueueName queue, int max, Duration lease, Duration wait) {
         return receiveAsync(queue, max, lease, wait, Caller.TRUSTED);
     }
 
     /** {@link #receiveAsync(QueueName, int, Duration, Duration)} on behalf of {@code caller}, checked at once. */
-    @Transactional(Transactional.TxType.NOT_SUPPORTED)
+    @Transactional(value = Transactional.TxType.NOT_SUPPORTED, dontRollbackOn = ProblemException.class)
     public CompletionStage<List<Delivery>> receiveAsync(QueueName queue, int max, Duration lease, Duration wait,
             Caller caller) {
         return waiting.start(queue, max, lease, wait, caller);
@@ -214,7 +216,7 @@ public class TransactionalQueue {
      *
      * @throws QueueLimitException 429 as for {@link #receiveAsync}
      */
-    @Transactional(Transactional.TxType.NOT_SUPPORTED)
+    @Transactional(value = Transactional.TxType.NOT_SUPPORTED, dontRollbackOn = ProblemException.class)
     public List<Delivery> receive(QueueName queue, int max, Duration lease, Duration wait) {
         if (wait == null || wait.isZero()) {
             // a transaction of its own: this method runs without one

@@ -24,6 +24,8 @@ import java.util.Optional;
  * nothing. Calls on one message are serialized by its row lock.
  */
 @Stateless
+// Reads too: a read that answers 404 without a global transaction would run in a local transaction
+// containment, which logs WLTC0017E at ERROR (and an FFDC) when the problem marks it for rollback.
 @TransactionAttribute(TransactionAttributeType.REQUIRED)
 public class ReliableMessages {
 
@@ -118,13 +120,11 @@ public class ReliableMessages {
     }
 
     /** The message with its ledger and history. @throws UnknownResourceException 404 */
-    @TransactionAttribute(TransactionAttributeType.SUPPORTS)
     public ReliableMessage get(String id) {
         return protocol.get(id);
     }
 
     /** Messages matching the query, oldest first, each with its ledger (history left out). */
-    @TransactionAttribute(TransactionAttributeType.SUPPORTS)
     public List<ReliableMessage> query(MessageQuery query) {
         return protocol.query(query);
     }

@@ -44,6 +44,10 @@ public class TopicResource {
     public Response subscribe(@PathParam("topic") String topic, JsonValue body) {
         JsonRequest request = JsonRequest.of(body);
         String name = request.string("name").orElseThrow(() -> ProblemException.invalid("'name' is required"));
+        // Checked here as well as in Topics: subscribe runs outside a transaction, where a problem thrown in the
+        // bean marks its local transaction containment and Liberty logs that at ERROR.
+        Names.check("topic", topic);
+        Names.check("name", name);
         boolean created = topics.subscribe(topic, name, request.integer("retryLimit", 0, 1000).orElse(null),
                 request.seconds("deliveryTimeoutSeconds", 0.001, 86_400).orElse(null));
         return Response.status(created ? 201 : 200)
