@@ -1,6 +1,6 @@
 package dev.courier.bench;
 
-import dev.courier.queue.Backoff;
+import dev.courier.platform.Backoff;
 import dev.courier.queue.Delivery;
 import dev.courier.queue.Outgoing;
 import dev.courier.queue.Payload;

@@ -3,6 +3,7 @@ package dev.courier.queue;
 import dev.courier.access.Caller;
 import dev.courier.access.Grants;
 import dev.courier.audit.Audited;
+import dev.courier.platform.Backoff;
 import dev.courier.web.Roles;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -372,10 +373,10 @@ public class QueueResource {
     }
 
     /**
-     * The lease token, checked to belong to the message in the path, and the message (if it still exists) to the
-     * queue in the path: a token is no licence to act on another queue's message through this queue's URL.
+     * The request's lease token, checked to belong to the message in the path; the operation checks that the
+     * message belongs to the queue in the path: a token is no licence to act on another queue's message through
+     * this queue's URL.
      */
-    /** The request's lease token, checked against the path; the queue is checked by the operation itself. */
     private String token(String queueName, String id, String token) {
         if (token == null || token.isBlank()) {
             queues.require(QueueName.of(queueName)); // an unknown queue says so first

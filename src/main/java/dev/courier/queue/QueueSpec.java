@@ -1,6 +1,7 @@
 package dev.courier.queue;
 
 import dev.courier.access.Grants;
+import dev.courier.platform.Backoff;
 import dev.courier.platform.ProblemException;
 import java.time.Duration;
 import java.util.Objects;

@@ -1,5 +1,7 @@
 package dev.courier.queue;
 
+import dev.courier.platform.Backoff;
+
 /**
  * The SQL of the transactional queue's hot path, in one place: what Courier runs, and what a raw-JDBC baseline
  * must run to be compared with it fairly. Read it to see exactly what each operation costs the database.

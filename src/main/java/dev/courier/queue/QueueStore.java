@@ -7,6 +7,7 @@ import dev.courier.access.Action;
 import dev.courier.access.Caller;
 import dev.courier.access.Grants;
 import dev.courier.access.NotGrantedException;
+import dev.courier.platform.Backoff;
 import dev.courier.platform.Columns;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;

@@ -22,4 +22,16 @@ public enum DeliveryState {
     public boolean canMoveTo(DeliveryState next) {
         return MOVES.get(this).contains(next);
     }
+
+    /**
+     * The check every write of a delivery's state passes ({@code ReliableStore.moveDelivery}, and each recorded
+     * move, batches included).
+     *
+     * @throws IllegalStateException when the move from this state to {@code next} is not allowed
+     */
+    void requireMoveTo(DeliveryState next) {
+        if (!canMoveTo(next)) {
+            throw new IllegalStateException("a delivery cannot move from " + this + " to " + next);
+        }
+    }
 }

@@ -26,6 +26,18 @@ public enum MessageState {
         return MOVES.get(this).contains(next);
     }
 
+    /**
+     * The check every write of a message's state passes ({@code ReliableStore.moveMessage}, and each recorded
+     * move, batches included). A caller's illegal request is refused before this, as a 409; reaching this is a bug.
+     *
+     * @throws IllegalStateException when the move from this state to {@code next} is not allowed
+     */
+    void requireMoveTo(MessageState next) {
+        if (!canMoveTo(next)) {
+            throw new IllegalStateException("a reliable message cannot move from " + this + " to " + next);
+        }
+    }
+
     /** Whether the message is finished: nothing will change it again. */
     public boolean isFinal() {
         return MOVES.get(this).isEmpty();

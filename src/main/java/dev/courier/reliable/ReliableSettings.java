@@ -2,7 +2,7 @@ package dev.courier.reliable;
 
 import jakarta.enterprise.context.Dependent;
 import jakarta.inject.Inject;
-import dev.courier.queue.Backoff;
+import dev.courier.platform.Backoff;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -374,6 +374,7 @@ class ReliableStore {
     /** Moves a locked message to {@code state}, with an optional new payload and headers. */
     void moveMessage(Connection c, MessageRow m, MessageState state, String payload, String headers, Instant now,
             boolean finished) throws SQLException {
+        m.state().requireMoveTo(state);
         try (PreparedStatement update = c.prepareStatement("UPDATE courier_rm_message SET state = ?, payload = ?, "
                 + "headers = ?, next_check_at = ?, updated_at = ?, finished_at = ?, version = version + 1 WHERE id = ?")) {
             update.setString(1, state.name());
@@ -567,6 +568,7 @@ class ReliableStore {
      */
     boolean moveDelivery(Connection c, DeliveryRow d, DeliveryState state, int attempts, Instant nextAttemptAt,
             String error, Instant consumedAt) throws SQLException {
+        d.state().requireMoveTo(state);
         try (PreparedStatement update = c.prepareStatement("UPDATE courier_rm_delivery SET state = ?, attempts = ?, "
                 + "next_attempt_at = ?, last_error = ?, consumed_at = ?, version = version + 1 "
                 + "WHERE message_id = ? AND subscriber = ? AND version = ?")) {
@@ -618,7 +620,21 @@ class ReliableStore {
     // --- history
 
     /** One state change to record: of the message (subscriber null) or of one delivery. */
+    /**
+     * One move as the history records it: every change of state is recorded, so each is checked against its
+     * machine here, including those a batch makes in one statement. {@code from} is null for a new row.
+     */
     record Moved(String messageId, String subscriber, Enum<?> from, Enum<?> to, String reason) {
+
+        Moved {
+            if (from instanceof MessageState message && to instanceof MessageState next) {
+                message.requireMoveTo(next);
+            } else if (from instanceof DeliveryState delivery && to instanceof DeliveryState next) {
+                delivery.requireMoveTo(next);
+            } else if (from != null || !(to instanceof MessageState || to instanceof DeliveryState)) {
+                throw new IllegalArgumentException("not a move of one machine: " + from + " to " + to);
+            }
+        }
     }
 
     void record(Connection c, String messageId, String subscriber, Enum<?> from, Enum<?> to, String reason,

@@ -3,6 +3,7 @@ package dev.courier.queue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.courier.platform.Backoff;
 import dev.courier.testing.CourierDeployment;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;

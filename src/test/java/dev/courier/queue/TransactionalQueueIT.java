@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.courier.platform.Backoff;
 import dev.courier.testing.ArmedFaults;
 import dev.courier.testing.CourierDeployment;
 import dev.courier.testing.SettableClock;

@@ -44,6 +44,22 @@ class StatesTest {
     }
 
     @Test
+    void should_refuse_every_write_or_record_of_a_move_the_machines_do_not_allow() {
+        assertThrows(IllegalStateException.class, () -> MessageState.SENT.requireMoveTo(MessageState.CANCELLED));
+        assertThrows(IllegalStateException.class, () -> DeliveryState.CONSUMED.requireMoveTo(DeliveryState.DEAD));
+        MessageState.PENDING.requireMoveTo(MessageState.SENT);
+        // A batch's moves are checked as they are recorded, in the transaction that writes them: it rolls back.
+        assertThrows(IllegalStateException.class, () -> new ReliableStore.Moved("m", null, MessageState.COMPLETED,
+                MessageState.SENT, "confirmed"));
+        assertThrows(IllegalStateException.class, () -> new ReliableStore.Moved("m", "a", DeliveryState.CONSUMED,
+                DeliveryState.DELIVERED, "replayed"));
+        assertThrows(IllegalArgumentException.class, () -> new ReliableStore.Moved("m", "a", MessageState.SENT,
+                DeliveryState.CONSUMED, "mixed"), "a move stays within one machine");
+        new ReliableStore.Moved("m", "a", null, DeliveryState.DELIVERED, "published"); // a new row
+        new ReliableStore.Moved("m", null, MessageState.DEAD, MessageState.SENT, "a late confirm");
+    }
+
+    @Test
     void should_open_the_circuit_after_failures_in_a_row_and_close_it_after_a_good_trial() {
         Instant t0 = Instant.parse("2030-01-01T00:00:00Z");
         ProducerGate gate = new ProducerGate(2, 3, Duration.ofSeconds(30));

@@ -1,9 +1,8 @@
-package dev.courier.queue;
+package dev.courier.platform;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.courier.platform.ProblemException;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -33,14 +32,6 @@ class BackoffTest {
         assertThrows(ProblemException.class, () -> new Backoff(Duration.ZERO, 0.5, Duration.ofSeconds(1)));
         assertThrows(ProblemException.class, () -> new Backoff(Duration.ZERO, Double.NaN, Duration.ofSeconds(1)));
         assertThrows(ProblemException.class, () -> new Backoff(Duration.ZERO, 2.0, Duration.ofDays(2)));
-    }
-
-    @Test
-    void should_give_no_wait_after_the_last_attempt_nor_past_a_lowered_limit() {
-        QueueSpec spec = new QueueSpec(QueueName.of("q"), Duration.ofSeconds(10), 3, backoff);
-        assertEquals(backoff.delayAfter(2, 0.3), spec.redeliveryDelay(2, 0.3));
-        assertEquals(Duration.ZERO, spec.redeliveryDelay(3, 0.3), "the last failure goes straight to dead");
-        assertEquals(Duration.ZERO, spec.redeliveryDelay(7, 0.3), "attempts beyond a lowered limit: dead too");
     }
 
     @Test

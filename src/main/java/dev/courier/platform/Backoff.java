@@ -1,6 +1,5 @@
-package dev.courier.queue;
+package dev.courier.platform;
 
-import dev.courier.platform.ProblemException;
 import java.time.Duration;
 import java.util.Objects;
 
