@@ -3,11 +3,11 @@ package dev.courier.access;
 import dev.courier.web.Roles;
 import jakarta.ws.rs.core.SecurityContext;
 import java.security.Principal;
-import javax.security.auth.Subject;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
+import javax.security.auth.Subject;
 
 /**
  * Who asks for an operation, as far as grants are concerned: a principal's name and its groups. A caller of the
@@ -43,18 +43,21 @@ public final class Caller {
             return new Caller(name, security::isUserInRole, admin); // not on Liberty: declared roles only
         }
         Subject caller = subject.get();
-        return new Caller(name, new Predicate<>() {
-            private volatile Set<String> groups;
+        return new Caller(
+                name,
+                new Predicate<>() {
+                    private volatile Set<String> groups;
 
-            @Override
-            public boolean test(String group) {
-                Set<String> known = groups;
-                if (known == null) {
-                    groups = known = CallerGroups.of(caller);
-                }
-                return known.contains(group);
-            }
-        }, admin);
+                    @Override
+                    public boolean test(String group) {
+                        Set<String> known = groups;
+                        if (known == null) {
+                            groups = known = CallerGroups.of(caller);
+                        }
+                        return known.contains(group);
+                    }
+                },
+                admin);
     }
 
     /** A caller named {@code name} in {@code groups}: for tests and for code that authenticates by itself. */

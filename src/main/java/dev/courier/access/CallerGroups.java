@@ -43,8 +43,7 @@ final class CallerGroups {
         GROUP_IDS = groups;
     }
 
-    private CallerGroups() {
-    }
+    private CallerGroups() {}
 
     static boolean available() {
         return GROUP_IDS != null;

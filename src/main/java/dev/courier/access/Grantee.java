@@ -15,7 +15,8 @@ public record Grantee(Kind kind, String name) {
 
     /** Whom an entry names. */
     public enum Kind {
-        USER, GROUP
+        USER,
+        GROUP
     }
 
     public Grantee {
@@ -28,13 +29,16 @@ public record Grantee(Kind kind, String name) {
     /** @throws ProblemException 400 unless {@code text} is {@code user:<name>} or {@code group:<name>} */
     public static Grantee parse(String text) {
         int colon = text == null ? -1 : text.indexOf(':');
-        Kind kind = colon < 0 ? null : switch (text.substring(0, colon)) {
-            case "user" -> Kind.USER;
-            case "group" -> Kind.GROUP;
-            default -> null;
-        };
+        Kind kind = colon < 0
+                ? null
+                : switch (text.substring(0, colon)) {
+                    case "user" -> Kind.USER;
+                    case "group" -> Kind.GROUP;
+                    default -> null;
+                };
         if (kind == null) {
-            throw ProblemException.invalid("a grantee is 'user:<name>' or 'group:<name>', not '" + abbreviate(text) + "'");
+            throw ProblemException.invalid(
+                    "a grantee is 'user:<name>' or 'group:<name>', not '" + abbreviate(text) + "'");
         }
         return new Grantee(kind, text.substring(colon + 1));
     }

@@ -7,5 +7,4 @@ import java.time.Instant;
  * ({@code target}: the request's method and path with its query) and how it ended ({@code status}: the HTTP
  * status of the answer).
  */
-public record AuditEntry(String id, Instant at, String principal, String action, String target, int status) {
-}
+public record AuditEntry(String id, Instant at, String principal, String action, String target, int status) {}

@@ -34,7 +34,8 @@ public class AuditFilter implements ContainerResponseFilter {
     @Override
     public void filter(ContainerRequestContext request, ContainerResponseContext response) {
         Audited audited = resource.getResourceMethod().getAnnotation(Audited.class);
-        String action = audited != null && !audited.value().isEmpty() ? audited.value()
+        String action = audited != null && !audited.value().isEmpty()
+                ? audited.value()
                 : resource.getResourceMethod().getName();
         Principal caller = request.getSecurityContext().getUserPrincipal();
         UriInfo uri = request.getUriInfo();

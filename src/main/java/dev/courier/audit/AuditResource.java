@@ -47,8 +47,12 @@ public class AuditResource {
         List<AuditEntry> entries = trail.entries(until, size);
         JsonArrayBuilder all = Json.createArrayBuilder();
         for (AuditEntry entry : entries) {
-            JsonObjectBuilder json = Json.createObjectBuilder().add("id", entry.id()).add("at", entry.at().toString())
-                    .add("principal", entry.principal()).add("action", entry.action()).add("target", entry.target())
+            JsonObjectBuilder json = Json.createObjectBuilder()
+                    .add("id", entry.id())
+                    .add("at", entry.at().toString())
+                    .add("principal", entry.principal())
+                    .add("action", entry.action())
+                    .add("target", entry.target())
                     .add("status", entry.status());
             all.add(json);
         }

@@ -38,8 +38,9 @@ public class AuditTrail {
     /** Records one call, now. */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public void record(String principal, String action, String target, int status) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement insert = c.prepareStatement(
-                "INSERT INTO courier_audit (id, recorded_at, principal, action, target, status) VALUES (?, ?, ?, ?, ?, ?)")) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement insert = c.prepareStatement(
+                        "INSERT INTO courier_audit (id, recorded_at, principal, action, target, status) VALUES (?, ?, ?, ?, ?, ?)")) {
             insert.setString(1, UUID.randomUUID().toString());
             insert.setTimestamp(2, timestamp(clock.instant()), Columns.utc());
             insert.setString(3, cut(principal, 200));
@@ -55,9 +56,11 @@ public class AuditTrail {
     /** Up to {@code limit} entries, newest first, only those before {@code before} if given. */
     @Transactional(Transactional.TxType.SUPPORTS)
     public List<AuditEntry> entries(Optional<Instant> before, int limit) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement select = c.prepareStatement(
-                "SELECT id, recorded_at, principal, action, target, status FROM courier_audit"
-                        + (before.isPresent() ? " WHERE recorded_at < ?" : "") + " ORDER BY recorded_at DESC, id FETCH FIRST ? ROWS ONLY")) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement select = c.prepareStatement(
+                        "SELECT id, recorded_at, principal, action, target, status FROM courier_audit"
+                                + (before.isPresent() ? " WHERE recorded_at < ?" : "")
+                                + " ORDER BY recorded_at DESC, id FETCH FIRST ? ROWS ONLY")) {
             int p = 1;
             if (before.isPresent()) {
                 select.setTimestamp(p++, timestamp(before.get()), Columns.utc());
@@ -66,8 +69,13 @@ public class AuditTrail {
             List<AuditEntry> entries = new ArrayList<>();
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
-                    entries.add(new AuditEntry(rows.getString(1), instant(rows, 2), rows.getString(3), rows.getString(4),
-                            rows.getString(5), rows.getInt(6)));
+                    entries.add(new AuditEntry(
+                            rows.getString(1),
+                            instant(rows, 2),
+                            rows.getString(3),
+                            rows.getString(4),
+                            rows.getString(5),
+                            rows.getInt(6)));
                 }
             }
             return entries;
@@ -79,8 +87,8 @@ public class AuditTrail {
     /** Deletes entries older than {@code cutoff}. @return how many */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
     public int purge(Instant cutoff) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement delete = c.prepareStatement(
-                "DELETE FROM courier_audit WHERE recorded_at < ?")) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement delete = c.prepareStatement("DELETE FROM courier_audit WHERE recorded_at < ?")) {
             delete.setTimestamp(1, timestamp(cutoff), Columns.utc());
             return delete.executeUpdate();
         } catch (SQLException e) {

@@ -1,13 +1,13 @@
 package dev.courier.bench;
 
 import dev.courier.metrics.GaugeRefresh;
+import dev.courier.platform.Json;
+import dev.courier.platform.JsonRequest;
+import dev.courier.platform.ProblemException;
 import dev.courier.web.Roles;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.ApplicationScoped;
-import dev.courier.platform.JsonRequest;
-import dev.courier.platform.ProblemException;
 import jakarta.inject.Inject;
-import dev.courier.platform.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
@@ -47,8 +47,10 @@ public class BenchResource {
     public JsonObject queue(JsonValue body) throws Exception {
         requireEnabled();
         JsonRequest request = JsonRequest.of(body);
-        QueueBenchmark.Result result = benchmark.run(request.integer("workers", 1, 64).orElse(1),
-                request.integer("batch", 1, 1000).orElse(1), request.integer("messages", 1, 1_000_000).orElse(1000));
+        QueueBenchmark.Result result = benchmark.run(
+                request.integer("workers", 1, 64).orElse(1),
+                request.integer("batch", 1, 1000).orElse(1),
+                request.integer("messages", 1, 1_000_000).orElse(1000));
         return Json.createObjectBuilder()
                 .add("workers", result.workers())
                 .add("batch", result.batch())
@@ -65,9 +67,11 @@ public class BenchResource {
     public JsonObject queueCycle(JsonValue body) throws Exception {
         requireEnabled();
         JsonRequest request = JsonRequest.of(body);
-        return phase(benchmark.cycle(request.integer("workers", 1, 64).orElse(1),
-                request.integer("batch", 1, 1000).orElse(1),
-                request.integer("messages", 1, 1_000_000).orElse(1000))).build();
+        return phase(benchmark.cycle(
+                        request.integer("workers", 1, 64).orElse(1),
+                        request.integer("batch", 1, 1000).orElse(1),
+                        request.integer("messages", 1, 1_000_000).orElse(1000)))
+                .build();
     }
 
     /**
@@ -81,9 +85,11 @@ public class BenchResource {
     public JsonObject reliable(JsonValue body) throws Exception {
         requireEnabled();
         JsonRequest request = JsonRequest.of(body);
-        QueueBenchmark.Phase phase = reliable.run(request.string("topic").orElseThrow(() -> ProblemException.invalid("'topic' is required")),
+        QueueBenchmark.Phase phase = reliable.run(
+                request.string("topic").orElseThrow(() -> ProblemException.invalid("'topic' is required")),
                 request.string("producer").orElseThrow(() -> ProblemException.invalid("'producer' is required")),
-                request.integer("producers", 1, 64).orElse(1), request.integer("messages", 1, 1_000_000).orElse(1000),
+                request.integer("producers", 1, 64).orElse(1),
+                request.integer("messages", 1, 1_000_000).orElse(1000),
                 !request.value("confirm").map(JsonValue.FALSE::equals).orElse(false),
                 request.seconds("checkBackSeconds", 0, 86_400).orElse(java.time.Duration.ofSeconds(10)));
         return phase(phase).build();
@@ -101,7 +107,9 @@ public class BenchResource {
         requireEnabled();
         long start = System.nanoTime();
         gauges.refresh();
-        return Json.createObjectBuilder().add("millis", (System.nanoTime() - start) / 1e6).build();
+        return Json.createObjectBuilder()
+                .add("millis", (System.nanoTime() - start) / 1e6)
+                .build();
     }
 
     private void requireEnabled() {

@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -37,8 +36,7 @@ public class QueueBenchmark {
     }
 
     /** Figures of one run. */
-    public record Result(int workers, int batch, Phase send, Phase receiveAndAck) {
-    }
+    public record Result(int workers, int batch, Phase send, Phase receiveAndAck) {}
 
     /** The payload every queue benchmark sends (the REST and PGMQ rows of the test side send the same text). */
     public static final String PAYLOAD_JSON = "{\"order\": 12345, \"amount\": 99.5, \"currency\": \"EUR\"}";
@@ -58,7 +56,8 @@ public class QueueBenchmark {
     private ManagedExecutorService executor;
 
     public Result run(int workers, int batch, int messages) throws Exception {
-        QueueName name = QueueName.of("bench_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12));
+        QueueName name = QueueName.of(
+                "bench_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12));
         queues.define(new QueueSpec(name, Duration.ofSeconds(60), 10, Backoff.DEFAULT));
         try {
             Payload payload = PAYLOAD;
@@ -67,28 +66,34 @@ public class QueueBenchmark {
                 outgoing.add(Outgoing.of(payload));
             }
             AtomicInteger toSend = new AtomicInteger(messages / batch);
-            Phase send = phase(workers, () -> {
-                List<Long> nanos = new ArrayList<>();
-                while (toSend.getAndDecrement() > 0) {
-                    long start = System.nanoTime();
-                    queue.sendBatch(name, outgoing);
-                    nanos.add(System.nanoTime() - start);
-                }
-                return nanos;
-            }, messages / batch * batch);
+            Phase send = phase(
+                    workers,
+                    () -> {
+                        List<Long> nanos = new ArrayList<>();
+                        while (toSend.getAndDecrement() > 0) {
+                            long start = System.nanoTime();
+                            queue.sendBatch(name, outgoing);
+                            nanos.add(System.nanoTime() - start);
+                        }
+                        return nanos;
+                    },
+                    messages / batch * batch);
             AtomicInteger left = new AtomicInteger(messages / batch * batch);
-            Phase receive = phase(workers, () -> {
-                List<Long> nanos = new ArrayList<>();
-                while (left.get() > 0) {
-                    long start = System.nanoTime();
-                    int got = consumer.receiveAndAck(name, batch);
-                    if (got > 0) {
-                        nanos.add(System.nanoTime() - start);
-                        left.addAndGet(-got);
-                    }
-                }
-                return nanos;
-            }, messages / batch * batch);
+            Phase receive = phase(
+                    workers,
+                    () -> {
+                        List<Long> nanos = new ArrayList<>();
+                        while (left.get() > 0) {
+                            long start = System.nanoTime();
+                            int got = consumer.receiveAndAck(name, batch);
+                            if (got > 0) {
+                                nanos.add(System.nanoTime() - start);
+                                left.addAndGet(-got);
+                            }
+                        }
+                        return nanos;
+                    },
+                    messages / batch * batch);
             return new Result(workers, batch, send, receive);
         } finally {
             queues.drop(name);
@@ -101,28 +106,33 @@ public class QueueBenchmark {
      * sent went round. Latency is per cycle (both transactions).
      */
     public Phase cycle(int workers, int batch, int messages) throws Exception {
-        QueueName name = QueueName.of("cycle_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12));
+        QueueName name = QueueName.of(
+                "cycle_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12));
         queues.define(new QueueSpec(name, Duration.ofSeconds(60), 10, Backoff.DEFAULT));
         try {
             List<Outgoing> outgoing = java.util.Collections.nCopies(batch, Outgoing.of(PAYLOAD));
             AtomicInteger toSend = new AtomicInteger(messages / batch);
             AtomicInteger left = new AtomicInteger(messages / batch * batch);
-            return phase(workers, () -> {
-                List<Long> nanos = new ArrayList<>();
-                List<String> finished = List.of();
-                while (left.get() > 0) {
-                    long start = System.nanoTime();
-                    if (toSend.getAndDecrement() > 0) {
-                        queue.sendBatch(name, outgoing);
-                    }
-                    List<Delivery> received = queue.ackAndReceive(name, finished, batch, null);
-                    finished = received.stream().map(Delivery::leaseToken).toList();
-                    left.addAndGet(-received.size());
-                    nanos.add(System.nanoTime() - start);
-                }
-                queue.ackAll(name, finished);
-                return nanos;
-            }, messages / batch * batch);
+            return phase(
+                    workers,
+                    () -> {
+                        List<Long> nanos = new ArrayList<>();
+                        List<String> finished = List.of();
+                        while (left.get() > 0) {
+                            long start = System.nanoTime();
+                            if (toSend.getAndDecrement() > 0) {
+                                queue.sendBatch(name, outgoing);
+                            }
+                            List<Delivery> received = queue.ackAndReceive(name, finished, batch, null);
+                            finished =
+                                    received.stream().map(Delivery::leaseToken).toList();
+                            left.addAndGet(-received.size());
+                            nanos.add(System.nanoTime() - start);
+                        }
+                        queue.ackAll(name, finished);
+                        return nanos;
+                    },
+                    messages / batch * batch);
         } finally {
             queues.drop(name);
         }

@@ -28,21 +28,31 @@ public class ReliableBenchmark {
     @Resource(lookup = "java:comp/DefaultManagedExecutorService")
     private ManagedExecutorService executor;
 
-    public QueueBenchmark.Phase run(String topic, String producer, int producers, int count, boolean confirm,
-            Duration checkBackAfter) throws Exception {
+    public QueueBenchmark.Phase run(
+            String topic, String producer, int producers, int count, boolean confirm, Duration checkBackAfter)
+            throws Exception {
         AtomicInteger left = new AtomicInteger(count);
-        return Workers.run(executor, producers, () -> {
-            List<Long> nanos = new ArrayList<>();
-            while (left.getAndDecrement() > 0) {
-                long start = System.nanoTime();
-                String id = messages.prepare(new Prepare(topic, producer,
-                        "{\"order\": 12345, \"amount\": 99.5, \"currency\": \"EUR\"}", Map.of(), checkBackAfter, null));
-                if (confirm) {
-                    messages.confirm(id, Optional.empty(), Optional.empty());
-                }
-                nanos.add(System.nanoTime() - start);
-            }
-            return nanos;
-        }, count);
+        return Workers.run(
+                executor,
+                producers,
+                () -> {
+                    List<Long> nanos = new ArrayList<>();
+                    while (left.getAndDecrement() > 0) {
+                        long start = System.nanoTime();
+                        String id = messages.prepare(new Prepare(
+                                topic,
+                                producer,
+                                "{\"order\": 12345, \"amount\": 99.5, \"currency\": \"EUR\"}",
+                                Map.of(),
+                                checkBackAfter,
+                                null));
+                        if (confirm) {
+                            messages.confirm(id, Optional.empty(), Optional.empty());
+                        }
+                        nanos.add(System.nanoTime() - start);
+                    }
+                    return nanos;
+                },
+                count);
     }
 }

@@ -9,11 +9,10 @@ import java.util.concurrent.Future;
 /** Runs one measured phase of a benchmark: {@code workers} tasks at once, each answering its latencies. */
 final class Workers {
 
-    private Workers() {
-    }
+    private Workers() {}
 
-    static QueueBenchmark.Phase run(ManagedExecutorService executor, int workers, Callable<List<Long>> work,
-            int messages) throws Exception {
+    static QueueBenchmark.Phase run(
+            ManagedExecutorService executor, int workers, Callable<List<Long>> work, int messages) throws Exception {
         long start = System.nanoTime();
         List<Future<List<Long>>> running = new ArrayList<>();
         for (int w = 0; w < workers; w++) {
@@ -24,6 +23,9 @@ final class Workers {
             all.addAll(future.get());
         }
         double seconds = (System.nanoTime() - start) / 1e9;
-        return new QueueBenchmark.Phase(messages, seconds, new Latencies(all.stream().mapToLong(Long::longValue).toArray()));
+        return new QueueBenchmark.Phase(
+                messages,
+                seconds,
+                new Latencies(all.stream().mapToLong(Long::longValue).toArray()));
     }
 }

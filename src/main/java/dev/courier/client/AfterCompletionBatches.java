@@ -36,6 +36,7 @@ final class AfterCompletionBatches<T> {
     private final AtomicInteger queued = new AtomicInteger();
     /** Calls on their way at once, at most. */
     static final int MAX_CALLS = 4;
+
     private final AtomicInteger drains = new AtomicInteger();
 
     /**
@@ -43,8 +44,14 @@ final class AfterCompletionBatches<T> {
      * @param recovery what makes up for a dropped item, for warnings
      * @param send one call for a batch: one entry per item, null when accepted, else why it was refused
      */
-    AfterCompletionBatches(String what, String recovery, Function<List<T>, List<String>> send,
-            Function<T, String> messageId, Executor executor, int maxBatch, int maxQueued) {
+    AfterCompletionBatches(
+            String what,
+            String recovery,
+            Function<List<T>, List<String>> send,
+            Function<T, String> messageId,
+            Executor executor,
+            int maxBatch,
+            int maxQueued) {
         this.what = what;
         this.recovery = recovery;
         this.send = send;
@@ -54,16 +61,28 @@ final class AfterCompletionBatches<T> {
         this.maxQueued = maxQueued;
     }
 
-    static AfterCompletionBatches<CourierApi.Report> reports(CourierApi courier, Executor executor, int maxBatch,
-            int maxQueued) {
-        return new AfterCompletionBatches<>("reports", "Courier redelivers the message after the delivery timeout",
-                courier::report, CourierApi.Report::messageId, executor, maxBatch, maxQueued);
+    static AfterCompletionBatches<CourierApi.Report> reports(
+            CourierApi courier, Executor executor, int maxBatch, int maxQueued) {
+        return new AfterCompletionBatches<>(
+                "reports",
+                "Courier redelivers the message after the delivery timeout",
+                courier::report,
+                CourierApi.Report::messageId,
+                executor,
+                maxBatch,
+                maxQueued);
     }
 
-    static AfterCompletionBatches<CourierApi.Settle> settles(CourierApi courier, Executor executor, int maxBatch,
-            int maxQueued) {
-        return new AfterCompletionBatches<>("confirms and cancels", "Courier's check-back settles the message",
-                courier::settle, CourierApi.Settle::messageId, executor, maxBatch, maxQueued);
+    static AfterCompletionBatches<CourierApi.Settle> settles(
+            CourierApi courier, Executor executor, int maxBatch, int maxQueued) {
+        return new AfterCompletionBatches<>(
+                "confirms and cancels",
+                "Courier's check-back settles the message",
+                courier::settle,
+                CourierApi.Settle::messageId,
+                executor,
+                maxBatch,
+                maxQueued);
     }
 
     /** @return false when the item was dropped at once (too many waiting, or the executor refused) */

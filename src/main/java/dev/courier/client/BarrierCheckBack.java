@@ -50,7 +50,8 @@ public final class BarrierCheckBack {
                     throw e;
                 }
             }
-            try (PreparedStatement select = c.prepareStatement("SELECT outcome FROM courier_barrier WHERE message_id = ?")) {
+            try (PreparedStatement select =
+                    c.prepareStatement("SELECT outcome FROM courier_barrier WHERE message_id = ?")) {
                 select.setString(1, messageId);
                 try (ResultSet rows = select.executeQuery()) {
                     return rows.next() ? CheckBackAnswer.valueOf(rows.getString(1)) : CheckBackAnswer.PENDING;

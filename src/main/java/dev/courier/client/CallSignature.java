@@ -30,8 +30,7 @@ public final class CallSignature {
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private CallSignature() {
-    }
+    private CallSignature() {}
 
     /** A new signing secret: 32 random bytes, base64url. */
     public static String newSecret() {
@@ -66,8 +65,15 @@ public final class CallSignature {
      * @param signature the {@value #SIGNATURE} header, or null
      * @param target the path and query of the request as received, raw
      */
-    public static boolean verify(String secret, String timestamp, String signature, String method, String target,
-            String body, Instant now, Duration tolerance) {
+    public static boolean verify(
+            String secret,
+            String timestamp,
+            String signature,
+            String method,
+            String target,
+            String body,
+            Instant now,
+            Duration tolerance) {
         if (secret == null || timestamp == null || signature == null) {
             return false;
         }
@@ -80,7 +86,8 @@ public final class CallSignature {
         if (Math.abs(now.getEpochSecond() - seconds) > tolerance.toSeconds()) {
             return false;
         }
-        return MessageDigest.isEqual(sign(secret, seconds, method, target, body).getBytes(StandardCharsets.US_ASCII),
+        return MessageDigest.isEqual(
+                sign(secret, seconds, method, target, body).getBytes(StandardCharsets.US_ASCII),
                 signature.trim().getBytes(StandardCharsets.US_ASCII));
     }
 }

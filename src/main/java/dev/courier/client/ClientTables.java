@@ -21,8 +21,7 @@ public final class ClientTables {
     static final String INBOX = "CREATE TABLE courier_inbox (message_id VARCHAR(36) NOT NULL, "
             + "subscriber VARCHAR(63) NOT NULL, received_at TIMESTAMP NOT NULL, PRIMARY KEY (message_id, subscriber))";
 
-    private ClientTables() {
-    }
+    private ClientTables() {}
 
     /** Creates both tables unless they exist. Run it outside a transaction, once at start-up. */
     public static void create(DataSource dataSource) throws SQLException {
@@ -51,8 +50,9 @@ public final class ClientTables {
     public static int purge(DataSource dataSource, Instant before) throws SQLException {
         int deleted = 0;
         try (Connection c = dataSource.getConnection()) {
-            for (String delete : new String[] {"DELETE FROM courier_barrier WHERE created_at < ?",
-                    "DELETE FROM courier_inbox WHERE received_at < ?"}) {
+            for (String delete : new String[] {
+                "DELETE FROM courier_barrier WHERE created_at < ?", "DELETE FROM courier_inbox WHERE received_at < ?"
+            }) {
                 try (PreparedStatement statement = c.prepareStatement(delete)) {
                     statement.setTimestamp(1, Timestamp.from(before));
                     deleted += statement.executeUpdate();

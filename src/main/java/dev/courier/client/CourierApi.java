@@ -16,7 +16,8 @@ public interface CourierApi {
     /**
      * Prepares a message. @param checkBackAfter null for Courier's default @return the message id
      */
-    String prepare(String topic, String producer, String payloadJson, Map<String, String> headers, Duration checkBackAfter);
+    String prepare(
+            String topic, String producer, String payloadJson, Map<String, String> headers, Duration checkBackAfter);
 
     void confirm(String messageId);
 

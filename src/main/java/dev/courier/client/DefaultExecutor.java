@@ -14,8 +14,7 @@ final class DefaultExecutor {
     static final String NAME = "java:comp/DefaultManagedExecutorService";
     private static final Logger LOG = Logger.getLogger(DefaultExecutor.class.getName());
 
-    private DefaultExecutor() {
-    }
+    private DefaultExecutor() {}
 
     /** @return the default managed executor, or null where there is none (the caller then calls synchronously) */
     static Executor lookup(String purpose) {

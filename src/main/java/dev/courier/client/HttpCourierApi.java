@@ -12,8 +12,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -29,8 +29,10 @@ public final class HttpCourierApi implements CourierApi {
     /** Whether OpenTelemetry's API is there to read the current span from (it need not be). */
     private static final boolean TRACING = present("io.opentelemetry.context.Context");
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
     private final URI base;
     private final Duration timeout;
     private final String authorization;
@@ -43,17 +45,20 @@ public final class HttpCourierApi implements CourierApi {
      * @param password the user's password
      */
     public HttpCourierApi(URI base, Duration timeout, String user, String password) {
-        String text = Objects.requireNonNull(base, "Courier's base URL is required").toString();
+        String text =
+                Objects.requireNonNull(base, "Courier's base URL is required").toString();
         this.base = URI.create(text.endsWith("/") ? text : text + "/");
         this.timeout = Objects.requireNonNull(timeout, "timeout is required");
-        this.authorization = "Basic " + Base64.getEncoder().encodeToString((Objects.requireNonNull(user,
-                "user is required") + ":" + Objects.requireNonNull(password, "password is required"))
-                .getBytes(StandardCharsets.UTF_8));
+        this.authorization = "Basic "
+                + Base64.getEncoder()
+                        .encodeToString((Objects.requireNonNull(user, "user is required") + ":"
+                                        + Objects.requireNonNull(password, "password is required"))
+                                .getBytes(StandardCharsets.UTF_8));
     }
 
     @Override
-    public String prepare(String topic, String producer, String payloadJson, Map<String, String> headers,
-            Duration checkBackAfter) {
+    public String prepare(
+            String topic, String producer, String payloadJson, Map<String, String> headers, Duration checkBackAfter) {
         JsonObjectBuilder body = jsonp.createObjectBuilder().add("topic", topic).add("producer", producer);
         try (JsonReader reader = jsonp.createReader(new StringReader(payloadJson))) {
             body.add("payload", reader.readValue());
@@ -81,14 +86,25 @@ public final class HttpCourierApi implements CourierApi {
 
     @Override
     public void consumed(String messageId, String subscriber) {
-        call("POST", "api/messages/" + messageId + "/consumed",
-                jsonp.createObjectBuilder().add("subscriber", subscriber).build().toString());
+        call(
+                "POST",
+                "api/messages/" + messageId + "/consumed",
+                jsonp.createObjectBuilder()
+                        .add("subscriber", subscriber)
+                        .build()
+                        .toString());
     }
 
     @Override
     public void failed(String messageId, String subscriber, String reason) {
-        call("POST", "api/messages/" + messageId + "/failed", jsonp.createObjectBuilder().add("subscriber", subscriber)
-                .add("reason", reason == null || reason.isBlank() ? "failed" : reason).build().toString());
+        call(
+                "POST",
+                "api/messages/" + messageId + "/failed",
+                jsonp.createObjectBuilder()
+                        .add("subscriber", subscriber)
+                        .add("reason", reason == null || reason.isBlank() ? "failed" : reason)
+                        .build()
+                        .toString());
     }
 
     /** All the reports in one request ({@code POST api/messages/reports}), recorded in one transaction. */
@@ -96,14 +112,18 @@ public final class HttpCourierApi implements CourierApi {
     public List<String> report(List<Report> reports) {
         jakarta.json.JsonArrayBuilder items = jsonp.createArrayBuilder();
         for (Report r : reports) {
-            JsonObjectBuilder item = jsonp.createObjectBuilder().add("messageId", r.messageId())
-                    .add("subscriber", r.subscriber()).add("outcome", r.consumed() ? "CONSUMED" : "FAILED");
+            JsonObjectBuilder item = jsonp.createObjectBuilder()
+                    .add("messageId", r.messageId())
+                    .add("subscriber", r.subscriber())
+                    .add("outcome", r.consumed() ? "CONSUMED" : "FAILED");
             if (!r.consumed()) {
                 item.add("reason", r.reason().isBlank() ? "failed" : r.reason());
             }
             items.add(item);
         }
-        return refusals(call("POST", "api/messages/reports",
+        return refusals(call(
+                "POST",
+                "api/messages/reports",
                 jsonp.createObjectBuilder().add("reports", items).build().toString()));
     }
 
@@ -111,10 +131,13 @@ public final class HttpCourierApi implements CourierApi {
     public List<String> settle(List<Settle> settles) {
         jakarta.json.JsonArrayBuilder items = jsonp.createArrayBuilder();
         for (Settle s : settles) {
-            items.add(jsonp.createObjectBuilder().add("messageId", s.messageId())
+            items.add(jsonp.createObjectBuilder()
+                    .add("messageId", s.messageId())
                     .add("outcome", s.committed() ? "COMMITTED" : "ROLLED_BACK"));
         }
-        JsonObject answer = call("POST", "api/messages/settles",
+        JsonObject answer = call(
+                "POST",
+                "api/messages/settles",
                 jsonp.createObjectBuilder().add("settles", items).build().toString());
         return refusals(answer);
     }
@@ -122,22 +145,28 @@ public final class HttpCourierApi implements CourierApi {
     private static List<String> refusals(JsonObject answer) {
         List<String> refused = new ArrayList<>();
         for (JsonObject result : answer.getJsonArray("results").getValuesAs(JsonObject.class)) {
-            refused.add(result.getInt("status") == 200 ? null : result.getInt("status") + ": "
-                    + result.getJsonObject("problem").getString("detail", "refused"));
+            refused.add(
+                    result.getInt("status") == 200
+                            ? null
+                            : result.getInt("status") + ": "
+                                    + result.getJsonObject("problem").getString("detail", "refused"));
         }
         return refused;
     }
 
     private JsonObject call(String method, String path, String body) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path)).timeout(timeout)
-                .header("Accept", "application/json").header("Authorization", authorization);
+        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path))
+                .timeout(timeout)
+                .header("Accept", "application/json")
+                .header("Authorization", authorization);
         if (TRACING) {
             TraceHeader.inject(request);
         }
         if (body == null) {
             request.method(method, HttpRequest.BodyPublishers.noBody());
         } else {
-            request.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(body));
+            request.header("Content-Type", "application/json")
+                    .method(method, HttpRequest.BodyPublishers.ofString(body));
         }
         HttpResponse<String> response;
         try {
@@ -155,8 +184,11 @@ public final class HttpCourierApi implements CourierApi {
             json = jsonp.createObjectBuilder().build();
         }
         if (response.statusCode() / 100 != 2) {
-            throw new CourierException(response.statusCode(), method + " " + path + " answered " + response.statusCode()
-                    + ": " + json.getString("detail", response.body()), null);
+            throw new CourierException(
+                    response.statusCode(),
+                    method + " " + path + " answered " + response.statusCode() + ": "
+                            + json.getString("detail", response.body()),
+                    null);
         }
         return json;
     }

@@ -58,7 +58,9 @@ final class ProcessSpan implements AutoCloseable {
     static AutoCloseable start(Object tracer, Message message, String id, String subscriber) throws JMSException {
         String topic = message.getStringProperty(TOPIC);
         Context parent = W3CTraceContextPropagator.getInstance().extract(Context.root(), message, PROPERTIES);
-        return new ProcessSpan(((Tracer) tracer).spanBuilder("process " + topic).setSpanKind(SpanKind.CONSUMER)
+        return new ProcessSpan(((Tracer) tracer)
+                .spanBuilder("process " + topic)
+                .setSpanKind(SpanKind.CONSUMER)
                 .setParent(parent)
                 .setAttribute("messaging.system", "activemq")
                 .setAttribute("messaging.operation.type", "process")

@@ -8,8 +8,8 @@ import jakarta.transaction.HeuristicRollbackException;
 import jakarta.transaction.NotSupportedException;
 import jakarta.transaction.RollbackException;
 import jakarta.transaction.Status;
-import jakarta.transaction.SystemException;
 import jakarta.transaction.Synchronization;
+import jakarta.transaction.SystemException;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import jakarta.transaction.UserTransaction;
 import java.sql.Connection;
@@ -69,6 +69,7 @@ public final class ReliableConsumer {
     private final TransactionSynchronizationRegistry transactions;
     /** A {@code Tracer}, or null: typed Object so that the class loads where OpenTelemetry's API is absent. */
     private final Object tracer;
+
     private final Clock clock = Clock.systemUTC();
     private volatile Boolean postgres;
     /** Batches reports on an executor; null: each report on the completing thread. */
@@ -76,6 +77,7 @@ public final class ReliableConsumer {
 
     /** Reports per call at most, and waiting at most, when batched. */
     public static final int MAX_BATCH = 500;
+
     public static final int MAX_WAITING = 10_000;
 
     /**
@@ -85,7 +87,10 @@ public final class ReliableConsumer {
      *
      * @param subscriber this consumer's subscriber name, as registered on the topic
      */
-    public ReliableConsumer(CourierApi courier, String subscriber, DataSource dataSource,
+    public ReliableConsumer(
+            CourierApi courier,
+            String subscriber,
+            DataSource dataSource,
             TransactionSynchronizationRegistry transactions) {
         this(null, courier, subscriber, dataSource, transactions);
     }
@@ -100,23 +105,42 @@ public final class ReliableConsumer {
      *        without a tracer works, where OpenTelemetry's API is absent
      * @throws IllegalArgumentException when {@code tracer} is no {@code Tracer}
      */
-    public ReliableConsumer(CourierApi courier, String subscriber, DataSource dataSource,
-            TransactionSynchronizationRegistry transactions, Object tracer) {
+    public ReliableConsumer(
+            CourierApi courier,
+            String subscriber,
+            DataSource dataSource,
+            TransactionSynchronizationRegistry transactions,
+            Object tracer) {
         this(ProcessSpan.tracer(tracer), courier, subscriber, dataSource, transactions);
     }
 
-    private ReliableConsumer(Object tracer, CourierApi courier, String subscriber, DataSource dataSource,
+    private ReliableConsumer(
+            Object tracer,
+            CourierApi courier,
+            String subscriber,
+            DataSource dataSource,
             TransactionSynchronizationRegistry transactions) {
-        this(tracer, courier, subscriber, dataSource, transactions, reporter(courier, DefaultExecutor.lookup("report")));
+        this(
+                tracer,
+                courier,
+                subscriber,
+                dataSource,
+                transactions,
+                reporter(courier, DefaultExecutor.lookup("report")));
     }
 
-    private static AfterCompletionBatches<CourierApi.Report> reporter(CourierApi courier,
-            java.util.concurrent.Executor executor) {
+    private static AfterCompletionBatches<CourierApi.Report> reporter(
+            CourierApi courier, java.util.concurrent.Executor executor) {
         return executor == null ? null : AfterCompletionBatches.reports(courier, executor, MAX_BATCH, MAX_WAITING);
     }
 
-    private ReliableConsumer(Object tracer, CourierApi courier, String subscriber, DataSource dataSource,
-            TransactionSynchronizationRegistry transactions, AfterCompletionBatches<CourierApi.Report> reporter) {
+    private ReliableConsumer(
+            Object tracer,
+            CourierApi courier,
+            String subscriber,
+            DataSource dataSource,
+            TransactionSynchronizationRegistry transactions,
+            AfterCompletionBatches<CourierApi.Report> reporter) {
         this.tracer = tracer;
         this.courier = Objects.requireNonNull(courier, "courier is required");
         this.subscriber = Objects.requireNonNull(subscriber, "subscriber is required");
@@ -127,9 +151,14 @@ public final class ReliableConsumer {
 
     /** This consumer batching its reports on {@code executor} (a {@code ManagedExecutorService} in a container). */
     public ReliableConsumer reportingOn(java.util.concurrent.Executor executor) {
-        return new ReliableConsumer(tracer, courier, subscriber, dataSource, transactions,
-                AfterCompletionBatches.reports(courier, Objects.requireNonNull(executor, "executor is required"),
-                        MAX_BATCH, MAX_WAITING));
+        return new ReliableConsumer(
+                tracer,
+                courier,
+                subscriber,
+                dataSource,
+                transactions,
+                AfterCompletionBatches.reports(
+                        courier, Objects.requireNonNull(executor, "executor is required"), MAX_BATCH, MAX_WAITING));
     }
 
     /** This consumer making each report on the thread that completed the transaction, one call per report. */
@@ -141,7 +170,6 @@ public final class ReliableConsumer {
     public int reportsWaiting() {
         return reporter == null ? 0 : reporter.waiting();
     }
-
 
     /**
      * Handles {@code message} once: in the current transaction unless its id is already in the inbox.
@@ -214,8 +242,10 @@ public final class ReliableConsumer {
         try {
             transaction.begin();
         } catch (NotSupportedException | SystemException e) {
-            throw new IllegalStateException("ReliableConsumer.consumeInOwnTransaction needs no transaction on the"
-                    + " thread (a bean-managed MDB, or NOT_SUPPORTED): " + e, e);
+            throw new IllegalStateException(
+                    "ReliableConsumer.consumeInOwnTransaction needs no transaction on the"
+                            + " thread (a bean-managed MDB, or NOT_SUPPORTED): " + e,
+                    e);
         }
         boolean ran;
         try {
@@ -229,15 +259,20 @@ public final class ReliableConsumer {
             return ran;
         } catch (RollbackException | HeuristicMixedException | HeuristicRollbackException | SystemException e) {
             // The synchronization reported the outcome; nothing committed, or the manager says what did.
-            LOG.log(Level.WARNING, "the consumer's transaction for message " + message.getStringProperty(MESSAGE_ID)
-                    + " did not commit; Courier redelivers it", e);
+            LOG.log(
+                    Level.WARNING,
+                    "the consumer's transaction for message " + message.getStringProperty(MESSAGE_ID)
+                            + " did not commit; Courier redelivers it",
+                    e);
             return false;
         }
     }
 
     private static void rollBack(UserTransaction transaction, Message message, Throwable cause) throws JMSException {
-        LOG.log(Level.INFO, "handling message " + message.getStringProperty(MESSAGE_ID)
-                + " failed; rolled back, Courier redelivers it after its backoff: " + cause);
+        LOG.log(
+                Level.INFO,
+                "handling message " + message.getStringProperty(MESSAGE_ID)
+                        + " failed; rolled back, Courier redelivers it after its backoff: " + cause);
         try {
             transaction.rollback();
         } catch (SystemException | IllegalStateException e) {
@@ -255,8 +290,8 @@ public final class ReliableConsumer {
                     return insert.executeUpdate() == 0;
                 }
             }
-            try (PreparedStatement select = c.prepareStatement(
-                    "SELECT 1 FROM courier_inbox WHERE message_id = ? AND subscriber = ?")) {
+            try (PreparedStatement select =
+                    c.prepareStatement("SELECT 1 FROM courier_inbox WHERE message_id = ? AND subscriber = ?")) {
                 select.setString(1, id);
                 select.setString(2, subscriber);
                 try (ResultSet rows = select.executeQuery()) {
@@ -285,7 +320,9 @@ public final class ReliableConsumer {
     private boolean postgres(Connection c) throws SQLException {
         Boolean known = postgres;
         if (known == null) {
-            postgres = known = c.getMetaData().getDatabaseProductName().toLowerCase(java.util.Locale.ROOT)
+            postgres = known = c.getMetaData()
+                    .getDatabaseProductName()
+                    .toLowerCase(java.util.Locale.ROOT)
                     .contains("postgres");
         }
         return known;
@@ -300,8 +337,10 @@ public final class ReliableConsumer {
 
     private void report(String id, boolean committed, String failure) {
         if (reporter != null) {
-            reporter.add(new CourierApi.Report(id, subscriber, committed ? null
-                    : failure == null ? "the consumer's transaction rolled back" : failure));
+            reporter.add(new CourierApi.Report(
+                    id,
+                    subscriber,
+                    committed ? null : failure == null ? "the consumer's transaction rolled back" : failure));
             return;
         }
         try {
@@ -311,8 +350,11 @@ public final class ReliableConsumer {
                 courier.failed(id, subscriber, failure == null ? "the consumer's transaction rolled back" : failure);
             }
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "reporting message " + id + (committed ? " consumed" : " failed")
-                    + " to Courier failed; Courier redelivers it after the delivery timeout", e);
+            LOG.log(
+                    Level.WARNING,
+                    "reporting message " + id + (committed ? " consumed" : " failed")
+                            + " to Courier failed; Courier redelivers it after the delivery timeout",
+                    e);
         }
     }
 }

@@ -59,6 +59,7 @@ public final class ReliableProducer {
     private final Executor executor;
     /** The batches of settles on {@link #executor}; null when synchronous. */
     private final AfterCompletionBatches<CourierApi.Settle> settles;
+
     private final int maxInFlight;
 
     /** Confirms and cancels per call at most, when asynchronous. */
@@ -75,7 +76,10 @@ public final class ReliableProducer {
      * @param dataSource the application's own (JTA) datasource, which holds {@code courier_barrier}
      * Outside a container, where there is none, it confirms synchronously.
      */
-    public ReliableProducer(CourierApi courier, String producer, DataSource dataSource,
+    public ReliableProducer(
+            CourierApi courier,
+            String producer,
+            DataSource dataSource,
             TransactionSynchronizationRegistry transactions) {
         this(courier, producer, dataSource, transactions, DefaultExecutor.lookup("confirm"), DEFAULT_MAX_IN_FLIGHT);
     }
@@ -84,8 +88,13 @@ public final class ReliableProducer {
      * A producer that confirms asynchronously on {@code executor} (a {@code ManagedExecutorService} in a
      * container), at most {@code maxInFlight} calls running or waiting; null {@code executor}: synchronously.
      */
-    public ReliableProducer(CourierApi courier, String producer, DataSource dataSource,
-            TransactionSynchronizationRegistry transactions, Executor executor, int maxInFlight) {
+    public ReliableProducer(
+            CourierApi courier,
+            String producer,
+            DataSource dataSource,
+            TransactionSynchronizationRegistry transactions,
+            Executor executor,
+            int maxInFlight) {
         this.courier = Objects.requireNonNull(courier, "courier is required");
         this.producer = Objects.requireNonNull(producer, "producer is required");
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource is required");
@@ -96,14 +105,19 @@ public final class ReliableProducer {
         this.clock = Clock.systemUTC();
         this.executor = executor;
         this.maxInFlight = maxInFlight;
-        this.settles = executor == null ? null
-                : AfterCompletionBatches.settles(courier, executor, MAX_BATCH, maxInFlight);
+        this.settles =
+                executor == null ? null : AfterCompletionBatches.settles(courier, executor, MAX_BATCH, maxInFlight);
     }
 
     /** This producer confirming on {@code executor}, at most {@code maxInFlight} calls in flight. */
     public ReliableProducer confirmingOn(Executor executor, int maxInFlight) {
-        return new ReliableProducer(courier, producer, dataSource, transactions,
-                Objects.requireNonNull(executor, "executor is required"), maxInFlight);
+        return new ReliableProducer(
+                courier,
+                producer,
+                dataSource,
+                transactions,
+                Objects.requireNonNull(executor, "executor is required"),
+                maxInFlight);
     }
 
     /**
@@ -123,7 +137,6 @@ public final class ReliableProducer {
     public int inFlight() {
         return settles == null ? 0 : settles.waiting();
     }
-
 
     /** {@link #send(String, String, Map, Duration)} without headers, with Courier's default check-back time. */
     public String send(String topic, String payloadJson) {
@@ -181,8 +194,11 @@ public final class ReliableProducer {
             }
         } catch (RuntimeException e) {
             // Courier's check-back settles it from the barrier table.
-            LOG.log(Level.WARNING, (committed ? "confirm" : "cancel") + " of message " + id
-                    + " failed; Courier's check-back will settle it", e);
+            LOG.log(
+                    Level.WARNING,
+                    (committed ? "confirm" : "cancel") + " of message " + id
+                            + " failed; Courier's check-back will settle it",
+                    e);
         }
     }
 }

@@ -40,17 +40,20 @@ public class ConsoleResource {
     public JsonObject metrics() {
         JsonArrayBuilder all = Json.createArrayBuilder();
         for (Map.Entry<MetricID, Metric> entry : registry.getMetrics().entrySet()) {
-            JsonObjectBuilder json = Json.createObjectBuilder().add("name", entry.getKey().getName());
+            JsonObjectBuilder json =
+                    Json.createObjectBuilder().add("name", entry.getKey().getName());
             JsonObjectBuilder tags = Json.createObjectBuilder();
             entry.getKey().getTags().forEach(tags::add);
             json.add("tags", tags);
             Metric metric = entry.getValue();
             if (metric instanceof Counter counter) {
                 json.add("value", counter.getCount());
-            } else if (metric instanceof Gauge<?> gauge && Double.isFinite(gauge.getValue().doubleValue())) {
+            } else if (metric instanceof Gauge<?> gauge
+                    && Double.isFinite(gauge.getValue().doubleValue())) {
                 json.add("value", gauge.getValue().doubleValue());
             } else if (metric instanceof Timer timer) {
-                json.add("value", timer.getCount()).add("sumSeconds", timer.getElapsedTime().toNanos() / 1e9);
+                json.add("value", timer.getCount())
+                        .add("sumSeconds", timer.getElapsedTime().toNanos() / 1e9);
             } else {
                 continue;
             }

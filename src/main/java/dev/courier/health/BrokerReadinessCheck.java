@@ -30,8 +30,11 @@ public class BrokerReadinessCheck implements HealthCheck {
             queue.delete();
             return HealthCheckResponse.named("broker").up().build();
         } catch (JMSException | RuntimeException e) {
-            return HealthCheckResponse.builder().name("broker").down()
-                    .withData("error", String.valueOf(e.getMessage())).build();
+            return HealthCheckResponse.builder()
+                    .name("broker")
+                    .down()
+                    .withData("error", String.valueOf(e.getMessage()))
+                    .build();
         }
     }
 }

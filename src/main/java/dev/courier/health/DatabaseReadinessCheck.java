@@ -2,6 +2,7 @@ package dev.courier.health;
 
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
@@ -9,7 +10,6 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
-import jakarta.inject.Inject;
 
 /** Ready while a connection of {@code jdbc/courier} answers a validation round trip within the timeout. */
 @Readiness
@@ -27,11 +27,17 @@ public class DatabaseReadinessCheck implements HealthCheck {
     public HealthCheckResponse call() {
         try (Connection connection = dataSource.getConnection()) {
             boolean valid = connection.isValid(timeoutSeconds);
-            return HealthCheckResponse.builder().name("database").status(valid)
-                    .withData("product", connection.getMetaData().getDatabaseProductName()).build();
+            return HealthCheckResponse.builder()
+                    .name("database")
+                    .status(valid)
+                    .withData("product", connection.getMetaData().getDatabaseProductName())
+                    .build();
         } catch (SQLException | RuntimeException e) {
-            return HealthCheckResponse.builder().name("database").down()
-                    .withData("error", String.valueOf(e.getMessage())).build();
+            return HealthCheckResponse.builder()
+                    .name("database")
+                    .down()
+                    .withData("error", String.valueOf(e.getMessage()))
+                    .build();
         }
     }
 }

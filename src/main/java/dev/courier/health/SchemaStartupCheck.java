@@ -18,7 +18,10 @@ public class SchemaStartupCheck implements HealthCheck {
     @Override
     public HealthCheckResponse call() {
         int version = schema.version();
-        return HealthCheckResponse.builder().name("schema").status(version > 0)
-                .withData("version", version).build();
+        return HealthCheckResponse.builder()
+                .name("schema")
+                .status(version > 0)
+                .withData("version", version)
+                .build();
     }
 }

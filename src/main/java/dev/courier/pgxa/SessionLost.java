@@ -11,13 +11,12 @@ import javax.transaction.xa.XAException;
 final class SessionLost {
 
     /** Logged on every correction: an operator sees that a second phase met a restart and will be retried. */
-    static final String RETRIED = "XA session lost in the second phase; reported as XAER_RMFAIL so that the "
-            + "transaction manager retries";
+    static final String RETRIED =
+            "XA session lost in the second phase; reported as XAER_RMFAIL so that the " + "transaction manager retries";
 
     private static final Logger LOG = Logger.getLogger(SessionLost.class.getName());
 
-    private SessionLost() {
-    }
+    private SessionLost() {}
 
     /** {@code e} itself, or, if it is an XAER_RMERR caused by a lost session, an XAER_RMFAIL with {@code e} as cause. */
     static XAException retryable(XAException e) {
@@ -32,7 +31,8 @@ final class SessionLost {
 
     static boolean causedByLostSession(Throwable e) {
         for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLException sql && sql.getSQLState() != null
+            if (cause instanceof SQLException sql
+                    && sql.getSQLState() != null
                     && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P"))) {
                 return true;
             }

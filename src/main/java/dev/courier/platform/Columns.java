@@ -17,8 +17,7 @@ import java.util.TimeZone;
 /** How Courier's tables store instants and string maps, in one place for every capability. */
 public final class Columns {
 
-    private Columns() {
-    }
+    private Columns() {}
 
     /**
      * The calendar every timestamp is written and read with: UTC. Without it the driver converts through the

@@ -18,8 +18,7 @@ public final class Json {
 
     private static final JsonProvider PROVIDER = JsonProvider.provider();
 
-    private Json() {
-    }
+    private Json() {}
 
     public static JsonObjectBuilder createObjectBuilder() {
         return PROVIDER.createObjectBuilder();

@@ -45,7 +45,8 @@ public final class JsonRequest {
         try (var reader = Json.createReader(new java.io.StringReader(body))) {
             return of(reader.readValue());
         } catch (jakarta.json.JsonException e) {
-            throw new ProblemException(400, "Malformed request body", "The request body is not valid JSON of the expected shape.");
+            throw new ProblemException(
+                    400, "Malformed request body", "The request body is not valid JSON of the expected shape.");
         }
     }
 

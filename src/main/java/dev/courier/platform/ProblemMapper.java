@@ -30,41 +30,58 @@ public class ProblemMapper implements ExceptionMapper<Throwable> {
 
     public static final String PROBLEM_JSON = "application/problem+json";
     /** What a 401 says, whoever answers it (the container or a resource). */
-    public static final String UNAUTHORIZED = "Authentication is required: send credentials (HTTP Basic or a bearer token).";
+    public static final String UNAUTHORIZED =
+            "Authentication is required: send credentials (HTTP Basic or a bearer token).";
     /** What a 403 says: what the caller lacks, nothing about what exists. */
     public static final String FORBIDDEN = "The authenticated caller does not hold a role that may do this.";
+
     private static final Logger LOG = Logger.getLogger(ProblemMapper.class.getName());
 
     @Override
     public Response toResponse(Throwable thrown) {
         ProblemException problem = find(thrown, ProblemException.class);
         if (problem != null) {
-            return respond(problem.status(), problem.type(), problem.title(), problem.getMessage(), problem.extensions());
+            return respond(
+                    problem.status(), problem.type(), problem.title(), problem.getMessage(), problem.extensions());
         }
         if (thrown instanceof WebApplicationException web) {
             Response.StatusType status = web.getResponse().getStatusInfo();
             if (status.getStatusCode() < 500) {
-                return respond(status.getStatusCode(), "about:blank", status.getReasonPhrase(), clientDetail(web, status));
+                return respond(
+                        status.getStatusCode(), "about:blank", status.getReasonPhrase(), clientDetail(web, status));
             }
         }
-        if (find(thrown, JsonbException.class) != null || find(thrown, JsonException.class) != null
+        if (find(thrown, JsonbException.class) != null
+                || find(thrown, JsonException.class) != null
                 || thrown instanceof ProcessingException) {
-            return respond(400, "urn:courier:problem:malformed-body", "Malformed request body",
+            return respond(
+                    400,
+                    "urn:courier:problem:malformed-body",
+                    "Malformed request body",
                     "The request body is not valid JSON of the expected shape.");
         }
         if (find(thrown, JMSException.class) != null || find(thrown, JMSRuntimeException.class) != null) {
             LOG.log(Level.WARNING, "broker unavailable", thrown);
-            return respond(503, "urn:courier:problem:broker-unavailable", "Broker unavailable",
+            return respond(
+                    503,
+                    "urn:courier:problem:broker-unavailable",
+                    "Broker unavailable",
                     "The message broker did not answer; nothing was committed. Retry later.");
         }
         if (databaseUnreachable(find(thrown, SQLException.class))) {
             LOG.log(Level.WARNING, "database unavailable", thrown);
-            return respond(503, "urn:courier:problem:database-unavailable", "Database unavailable",
+            return respond(
+                    503,
+                    "urn:courier:problem:database-unavailable",
+                    "Database unavailable",
                     "The database connection failed; nothing was committed. Retry later.");
         }
         String reference = UUID.randomUUID().toString();
         LOG.log(Level.SEVERE, "Unexpected failure, reference " + reference, thrown);
-        return respond(500, "about:blank", "Internal Server Error",
+        return respond(
+                500,
+                "about:blank",
+                "Internal Server Error",
                 "The request failed on the server; the server log has the details under reference " + reference + ".");
     }
 
@@ -87,16 +104,23 @@ public class ProblemMapper implements ExceptionMapper<Throwable> {
             return false;
         }
         String state = sql.getSQLState() == null ? "" : sql.getSQLState();
-        return state.startsWith("08") || state.startsWith("57P") || sql instanceof SQLTransientConnectionException
-                || sql instanceof SQLNonTransientConnectionException || sql instanceof SQLRecoverableException;
+        return state.startsWith("08")
+                || state.startsWith("57P")
+                || sql instanceof SQLTransientConnectionException
+                || sql instanceof SQLNonTransientConnectionException
+                || sql instanceof SQLRecoverableException;
     }
 
     static Response respond(int status, String type, String title, String detail) {
         return respond(status, type, title, detail, java.util.Map.of());
     }
 
-    static Response respond(int status, String type, String title, String detail, java.util.Map<String, String> extensions) {
-        return Response.status(status).type(PROBLEM_JSON).entity(body(status, type, title, detail, extensions)).build();
+    static Response respond(
+            int status, String type, String title, String detail, java.util.Map<String, String> extensions) {
+        return Response.status(status)
+                .type(PROBLEM_JSON)
+                .entity(body(status, type, title, detail, extensions))
+                .build();
     }
 
     /** A problem body, for answers written outside JAX-RS (the servlet container's errors and filters). */
@@ -109,12 +133,13 @@ public class ProblemMapper implements ExceptionMapper<Throwable> {
         return object(problem.status(), problem.type(), problem.title(), problem.getMessage(), problem.extensions());
     }
 
-    private static String body(int status, String type, String title, String detail, java.util.Map<String, String> extensions) {
+    private static String body(
+            int status, String type, String title, String detail, java.util.Map<String, String> extensions) {
         return object(status, type, title, detail, extensions).toString();
     }
 
-    private static jakarta.json.JsonObject object(int status, String type, String title, String detail,
-            java.util.Map<String, String> extensions) {
+    private static jakarta.json.JsonObject object(
+            int status, String type, String title, String detail, java.util.Map<String, String> extensions) {
         JsonObjectBuilder body = Json.createObjectBuilder()
                 .add("type", type)
                 .add("title", title)
@@ -126,8 +151,11 @@ public class ProblemMapper implements ExceptionMapper<Throwable> {
 
     /** The first throwable of {@code type} in the cause chain, looking through EJB wrappers. */
     static <T extends Throwable> T find(Throwable thrown, Class<T> type) {
-        for (Throwable t = thrown; t != null; t = t instanceof EJBException ejb && ejb.getCausedByException() != null
-                ? ejb.getCausedByException() : t.getCause()) {
+        for (Throwable t = thrown;
+                t != null;
+                t = t instanceof EJBException ejb && ejb.getCausedByException() != null
+                        ? ejb.getCausedByException()
+                        : t.getCause()) {
             if (type.isInstance(t)) {
                 return type.cast(t);
             }

@@ -18,5 +18,4 @@ import java.lang.annotation.Target;
 @InterceptorBinding
 @Retention(RetentionPolicy.RUNTIME)
 @Target({ElementType.TYPE, ElementType.METHOD})
-public @interface ProblemsRollBack {
-}
+public @interface ProblemsRollBack {}

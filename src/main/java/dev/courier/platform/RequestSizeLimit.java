@@ -47,8 +47,11 @@ public class RequestSizeLimit implements ContainerRequestFilter {
             }
         }
         if (lines > maxHeaders || bytes > maxHeaderBytes) {
-            throw new ProblemException(431, "Request header fields too large", "the request has more than "
-                    + maxHeaders + " header fields or more than " + maxHeaderBytes + " bytes of them");
+            throw new ProblemException(
+                    431,
+                    "Request header fields too large",
+                    "the request has more than " + maxHeaders + " header fields or more than " + maxHeaderBytes
+                            + " bytes of them");
         }
         if (request.getLength() > maxBytes) {
             throw tooLarge();

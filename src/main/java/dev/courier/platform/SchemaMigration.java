@@ -55,8 +55,7 @@ public class SchemaMigration {
     }
 
     /** What {@link #migrate(DataSource, String, Clock)} left a database at. */
-    public record Applied(Dialect dialect, int version) {
-    }
+    public record Applied(Dialect dialect, int version) {}
 
     /**
      * Brings the database behind {@code dataSource} to the newest version under {@code root}
@@ -66,16 +65,20 @@ public class SchemaMigration {
      * @throws IllegalStateException when a script fails; nothing of the failed run is left
      */
     public static Applied migrate(DataSource dataSource, String root, Clock clock) {
-        for (int attempt = 1;; attempt++) {
+        for (int attempt = 1; ; attempt++) {
             try {
                 return migrateOnce(dataSource, root, clock);
             } catch (IllegalStateException e) {
                 // A pooled connection that outlived a database restart fails once; the pool then drops it.
-                if (attempt == 3 || !(e.getCause() instanceof SQLException sql) || sql.getSQLState() == null
-                        || !(sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P"))) {
+                if (attempt == 3
+                        || !(e.getCause() instanceof SQLException sql)
+                        || sql.getSQLState() == null
+                        || !(sql.getSQLState().startsWith("08")
+                                || sql.getSQLState().startsWith("57P"))) {
                     throw e;
                 }
-                LOG.warning("schema migration of " + root + " met a broken connection (" + sql.getMessage() + "); retrying");
+                LOG.warning("schema migration of " + root + " met a broken connection (" + sql.getMessage()
+                        + "); retrying");
             }
         }
     }
@@ -148,8 +151,9 @@ public class SchemaMigration {
             return;
         }
         try (Statement ddl = connection.createStatement()) {
-            ddl.execute("CREATE TABLE " + VERSION_TABLE
-                    + " (version INT NOT NULL PRIMARY KEY, description VARCHAR(200) NOT NULL, applied_at TIMESTAMP NOT NULL)");
+            ddl.execute(
+                    "CREATE TABLE " + VERSION_TABLE
+                            + " (version INT NOT NULL PRIMARY KEY, description VARCHAR(200) NOT NULL, applied_at TIMESTAMP NOT NULL)");
         } catch (SQLException e) {
             if (!tableExists(connection)) { // another server created it between our check and our CREATE
                 throw e;
@@ -182,7 +186,9 @@ public class SchemaMigration {
                 continue;
             }
             Migration migration = Migration.parse(file, read(folder + file));
-            if (!migrations.isEmpty() && migration.version() != migrations.get(migrations.size() - 1).version() + 1) {
+            if (!migrations.isEmpty()
+                    && migration.version()
+                            != migrations.get(migrations.size() - 1).version() + 1) {
                 throw new IllegalStateException(folder + "index.txt: versions must be consecutive, found " + file);
             }
             migrations.add(migration);

@@ -79,13 +79,26 @@ class Claims {
             List<Delivery> deliveries = new ArrayList<>(claimed.size());
             for (QueueDialect.Claimed claim : claimed) {
                 Delivery delivery = claim.delivery();
-                Map<String, String> headers = traces.record(Passage.RECEIVE, MessageTraces.COURIER, queue.value(),
-                        delivery.id(), delivery.headers());
-                deliveries.add(headers == delivery.headers() ? delivery : new Delivery(delivery.id(), queue,
-                        delivery.payload(), delivery.attempt(), delivery.leaseToken(), delivery.leaseExpiresAt(), headers));
+                Map<String, String> headers = traces.record(
+                        Passage.RECEIVE, MessageTraces.COURIER, queue.value(), delivery.id(), delivery.headers());
+                deliveries.add(
+                        headers == delivery.headers()
+                                ? delivery
+                                : new Delivery(
+                                        delivery.id(),
+                                        queue,
+                                        delivery.payload(),
+                                        delivery.attempt(),
+                                        delivery.leaseToken(),
+                                        delivery.leaseExpiresAt(),
+                                        headers));
                 if (claim.previousExpiry() != null) {
-                    expired.add(new MessageStore.Failure(claim.delivery().id(), claim.delivery().attempt() - 1,
-                            claim.previousExpiry(), History.EXPIRED, "lease expired"));
+                    expired.add(new MessageStore.Failure(
+                            claim.delivery().id(),
+                            claim.delivery().attempt() - 1,
+                            claim.previousExpiry(),
+                            History.EXPIRED,
+                            "lease expired"));
                 }
             }
             store.recordFailures(connection, expired);

@@ -20,7 +20,7 @@ final class DatabaseTimes {
 
     /** {@code database}, or the latest time given out when {@code database} is only slightly before it. */
     Instant next(Instant database) {
-        return latest.accumulateAndGet(database, (last, next) -> next.isBefore(last)
-                && !next.isBefore(last.minus(SMOOTHED)) ? last : next);
+        return latest.accumulateAndGet(
+                database, (last, next) -> next.isBefore(last) && !next.isBefore(last.minus(SMOOTHED)) ? last : next);
     }
 }

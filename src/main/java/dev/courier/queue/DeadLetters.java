@@ -75,11 +75,13 @@ public class DeadLetters {
             int replayed = 0;
             // In id order, a page at a time: two replays or purges lock rows in one order, and replaying a whole
             // queue never holds every id in memory.
-            List<String> page = ids.isEmpty() ? store.deadIds(connection, queue, null, PAGE)
+            List<String> page = ids.isEmpty()
+                    ? store.deadIds(connection, queue, null, PAGE)
                     : ids.stream().distinct().sorted().toList();
             while (!page.isEmpty()) {
                 for (String id : page) {
-                    Duration offset = ratePerSecond == null ? Duration.ZERO
+                    Duration offset = ratePerSecond == null
+                            ? Duration.ZERO
                             : Duration.ofNanos((long) (replayed * 1_000_000_000L / ratePerSecond));
                     replayed += store.revive(connection, queue, id, now.plus(offset));
                 }
@@ -106,10 +108,12 @@ public class DeadLetters {
             queues.requireQueue(connection, queue);
             if (!ids.isEmpty()) {
                 // Sorted: two purges lock rows in one order, never deadlock.
-                return store.deleteDead(connection, queue, ids.stream().distinct().sorted().toList());
+                return store.deleteDead(
+                        connection, queue, ids.stream().distinct().sorted().toList());
             }
             int purged = 0;
-            for (List<String> page = store.deadIds(connection, queue, null, PAGE); !page.isEmpty();
+            for (List<String> page = store.deadIds(connection, queue, null, PAGE);
+                    !page.isEmpty();
                     page = store.deadIds(connection, queue, page.get(page.size() - 1), PAGE)) {
                 purged += store.deleteDead(connection, queue, page);
             }

@@ -38,6 +38,7 @@ final class DerbyQueueDialect implements QueueDialect {
     private static final int ROUNDS = 3;
     /** Per queue, the ids some claimer has chosen and not yet taken or dropped. Guarded by the map's entry. */
     private static final ConcurrentMap<QueueName, Set<String>> CHOSEN = new ConcurrentHashMap<>();
+
     private static final String UNCOMMITTED = " WITH UR";
     private static final String CANDIDATES = """
             SELECT id, version, attempt, lease_expires_at, payload_type, payload, headers
@@ -69,18 +70,30 @@ final class DerbyQueueDialect implements QueueDialect {
                     take.setInt(1, attempt);
                     take.setString(2, token);
                     take.setTimestamp(3, timestamp(expiry), Columns.utc());
-                    take.setTimestamp(4, timestamp(expiry.plus(
-                            queue.redeliveryDelay(attempt, ThreadLocalRandom.current().nextDouble()))), Columns.utc());
+                    take.setTimestamp(
+                            4,
+                            timestamp(expiry.plus(queue.redeliveryDelay(
+                                    attempt, ThreadLocalRandom.current().nextDouble()))),
+                            Columns.utc());
                     take.setString(5, candidate.id);
                     take.setLong(6, candidate.version);
                     int updated = take.executeUpdate();
                     if (updated == 1) {
-                        claimed.add(new Claimed(new Delivery(candidate.id, queue.name(), candidate.payload, attempt,
-                                token, expiry, candidate.headers), candidate.leaseExpiresAt));
+                        claimed.add(new Claimed(
+                                new Delivery(
+                                        candidate.id,
+                                        queue.name(),
+                                        candidate.payload,
+                                        attempt,
+                                        token,
+                                        expiry,
+                                        candidate.headers),
+                                candidate.leaseExpiresAt));
                     } else if (updated == 0) {
                         lostAny = true;
                     } else {
-                        throw new IllegalStateException("claim updated " + updated + " rows for message " + candidate.id);
+                        throw new IllegalStateException(
+                                "claim updated " + updated + " rows for message " + candidate.id);
                     }
                 }
             } finally {
@@ -127,8 +140,13 @@ final class DerbyQueueDialect implements QueueDialect {
             List<Candidate> candidates = new ArrayList<>();
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
-                    candidates.add(new Candidate(rows.getString(1), rows.getLong(2), rows.getInt(3), instant(rows, 4),
-                            Payload.read(rows, 5, 6), Headers.decode(rows.getString(7))));
+                    candidates.add(new Candidate(
+                            rows.getString(1),
+                            rows.getLong(2),
+                            rows.getInt(3),
+                            instant(rows, 4),
+                            Payload.read(rows, 5, 6),
+                            Headers.decode(rows.getString(7))));
                 }
             }
             return candidates;
@@ -172,8 +190,15 @@ final class DerbyQueueDialect implements QueueDialect {
     }
 
     @Override
-    public Optional<Sent> registerKey(Connection connection, QueueName queue, String key, String messageId,
-            Instant deliverAt, Instant now, Instant expiresAt) throws SQLException {
+    public Optional<Sent> registerKey(
+            Connection connection,
+            QueueName queue,
+            String key,
+            String messageId,
+            Instant deliverAt,
+            Instant now,
+            Instant expiresAt)
+            throws SQLException {
         try (PreparedStatement renew = connection.prepareStatement("""
                 UPDATE courier_idempotency_key SET message_id = ?, deliver_at = ?, expires_at = ?
                 WHERE queue = ? AND idem_key = ?""" + " AND " + KEY_RELEASED)) {
@@ -206,7 +231,11 @@ final class DerbyQueueDialect implements QueueDialect {
         }
     }
 
-    private record Candidate(String id, long version, int attempt, Instant leaseExpiresAt, Payload payload,
-            java.util.Map<String, String> headers) {
-    }
+    private record Candidate(
+            String id,
+            long version,
+            int attempt,
+            Instant leaseExpiresAt,
+            Payload payload,
+            java.util.Map<String, String> headers) {}
 }

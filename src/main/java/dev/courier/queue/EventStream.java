@@ -36,7 +36,11 @@ final class EventStream {
     /** Writes the stream's last event and closes it. @return whether the event was written */
     synchronized boolean last(String name, String json) {
         try {
-            return write(sse.newEventBuilder().name(name).mediaType(MediaType.APPLICATION_JSON_TYPE).data(json).build());
+            return write(sse.newEventBuilder()
+                    .name(name)
+                    .mediaType(MediaType.APPLICATION_JSON_TYPE)
+                    .data(json)
+                    .build());
         } finally {
             sink.close();
         }

@@ -9,8 +9,7 @@ final class Headers {
 
     static final int MAX_LENGTH = 8000;
 
-    private Headers() {
-    }
+    private Headers() {}
 
     static String encode(Map<String, String> headers) {
         String text = Columns.json(headers);

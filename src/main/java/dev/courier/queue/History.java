@@ -17,12 +17,13 @@ final class History {
     /** The longest history kept, in characters: the size of the column on Derby ({@code VARCHAR(32000)}). */
     static final int MAX_LENGTH = 32000;
 
-    private History() {
-    }
+    private History() {}
 
     static String line(FailedAttempt attempt) {
-        JsonObjectBuilder json = Json.createObjectBuilder().add("attempt", attempt.attempt())
-                .add("failedAt", attempt.failedAt().toString()).add("kind", attempt.kind());
+        JsonObjectBuilder json = Json.createObjectBuilder()
+                .add("attempt", attempt.attempt())
+                .add("failedAt", attempt.failedAt().toString())
+                .add("kind", attempt.kind());
         if (attempt.reason() != null) {
             json.add("reason", attempt.reason());
         }
@@ -40,8 +41,11 @@ final class History {
             }
             try (JsonReader reader = Json.createReader(new StringReader(line))) {
                 JsonObject json = reader.readObject();
-                attempts.add(new FailedAttempt(json.getInt("attempt"), Instant.parse(json.getString("failedAt")),
-                        json.getString("kind"), json.getString("reason", null)));
+                attempts.add(new FailedAttempt(
+                        json.getInt("attempt"),
+                        Instant.parse(json.getString("failedAt")),
+                        json.getString("kind"),
+                        json.getString("reason", null)));
             }
         }
         return attempts;

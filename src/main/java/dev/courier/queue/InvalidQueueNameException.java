@@ -8,8 +8,11 @@ public class InvalidQueueNameException extends ProblemException {
     private static final long serialVersionUID = 1L;
 
     public InvalidQueueNameException(String name) {
-        super(400, "Invalid queue name", "queue name " + (name == null ? "(missing)" : "'" + abbreviate(name) + "'")
-                + " must be a letter followed by up to 62 letters, digits or underscores");
+        super(
+                400,
+                "Invalid queue name",
+                "queue name " + (name == null ? "(missing)" : "'" + abbreviate(name) + "'")
+                        + " must be a letter followed by up to 62 letters, digits or underscores");
     }
 
     private static String abbreviate(String name) {

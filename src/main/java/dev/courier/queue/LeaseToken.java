@@ -11,8 +11,7 @@ final class LeaseToken {
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private LeaseToken() {
-    }
+    private LeaseToken() {}
 
     /** A random part shared by the leases of one claim; each token is unique by its message id. */
     static String nonce() {

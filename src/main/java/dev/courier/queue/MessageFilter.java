@@ -7,8 +7,8 @@ import java.time.Instant;
  * What to select from a queue's messages; every part is optional. {@code deliverFrom}/{@code deliverTo} bound the
  * delivery time (inclusive / exclusive), {@code minAttempts} the deliveries so far.
  */
-public record MessageFilter(MessageState state, Instant deliverFrom, Instant deliverTo, Integer minAttempts,
-        String key) {
+public record MessageFilter(
+        MessageState state, Instant deliverFrom, Instant deliverTo, Integer minAttempts, String key) {
 
     public MessageFilter {
         if (state == MessageState.DELETED) {

@@ -33,9 +33,14 @@ class MessageStore {
     // --- messages
 
     /** A row to insert; {@code headers} already encoded by {@link Headers#encode}. */
-    record NewMessage(String id, QueueName queue, Instant deliverAt, String key, Payload payload, String headers,
-            Instant createdAt) {
-    }
+    record NewMessage(
+            String id,
+            QueueName queue,
+            Instant deliverAt,
+            String key,
+            Payload payload,
+            String headers,
+            Instant createdAt) {}
 
     void insert(Connection connection, List<NewMessage> messages) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement(QueueSql.INSERT_MESSAGE)) {
@@ -55,8 +60,8 @@ class MessageStore {
     }
 
     Optional<StoredMessage> find(Connection connection, String id) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement(
-                "SELECT " + COLUMNS + " FROM courier_message WHERE id = ?")) {
+        try (PreparedStatement select =
+                connection.prepareStatement("SELECT " + COLUMNS + " FROM courier_message WHERE id = ?")) {
             select.setString(1, id);
             try (ResultSet rows = select.executeQuery()) {
                 return rows.next() ? Optional.of(stored(rows)) : Optional.empty();
@@ -65,16 +70,28 @@ class MessageStore {
     }
 
     static StoredMessage stored(ResultSet rows) throws SQLException {
-        return new StoredMessage(rows.getString(1), QueueName.of(rows.getString(2)), rows.getString(3),
-                instant(rows, 4), rows.getInt(5), rows.getString(6), instant(rows, 7), rows.getLong(8),
-                rows.getString(9), Payload.read(rows, 10, 11), Headers.decode(rows.getString(12)), instant(rows, 13),
-                rows.getString(14), instant(rows, 15), rows.getString(16));
+        return new StoredMessage(
+                rows.getString(1),
+                QueueName.of(rows.getString(2)),
+                rows.getString(3),
+                instant(rows, 4),
+                rows.getInt(5),
+                rows.getString(6),
+                instant(rows, 7),
+                rows.getLong(8),
+                rows.getString(9),
+                Payload.read(rows, 10, 11),
+                Headers.decode(rows.getString(12)),
+                instant(rows, 13),
+                rows.getString(14),
+                instant(rows, 15),
+                rows.getString(16));
     }
 
     /** Deletes the message if {@code token} is its current lease, and it is in {@code queue} (null: any). @return rows deleted */
     int deleteLeased(Connection connection, QueueName queue, String id, String token) throws SQLException {
-        try (PreparedStatement delete = connection.prepareStatement(queue == null ? QueueSql.ACK
-                : QueueSql.ACK + " AND queue = ?")) {
+        try (PreparedStatement delete =
+                connection.prepareStatement(queue == null ? QueueSql.ACK : QueueSql.ACK + " AND queue = ?")) {
             delete.setString(1, id);
             delete.setString(2, token);
             if (queue != null) {
@@ -131,8 +148,7 @@ class MessageStore {
     }
 
     /** A failed attempt to append to a message's history. */
-    record Failure(String messageId, int attempt, Instant at, String kind, String reason) {
-    }
+    record Failure(String messageId, int attempt, Instant at, String kind, String reason) {}
 
     /**
      * Appends failed attempts to their messages' history, in place (no second table: nothing for Derby to lock
@@ -148,8 +164,8 @@ class MessageStore {
                 + "CASE WHEN LENGTH(COALESCE(history, '')) + ? > " + History.MAX_LENGTH + " THEN history "
                 + "ELSE COALESCE(history, '') || ? END WHERE id = ?")) {
             for (Failure failure : failures) {
-                String line = History.line(new FailedAttempt(failure.attempt(), failure.at(), failure.kind(),
-                        failure.reason()));
+                String line = History.line(
+                        new FailedAttempt(failure.attempt(), failure.at(), failure.kind(), failure.reason()));
                 update.setInt(1, line.length());
                 update.setString(2, line);
                 update.setString(3, failure.messageId());
@@ -197,8 +213,12 @@ class MessageStore {
                 if (update.executeUpdate() == 1) {
                     moved++;
                     if (message.leaseToken() != null) {
-                        failures.add(new Failure(message.id(), message.attempt(), message.leaseExpiresAt(),
-                                History.EXPIRED, "lease expired"));
+                        failures.add(new Failure(
+                                message.id(),
+                                message.attempt(),
+                                message.leaseExpiresAt(),
+                                History.EXPIRED,
+                                "lease expired"));
                     }
                 }
             }
@@ -224,8 +244,8 @@ class MessageStore {
             }
         }
         int purged = 0;
-        try (PreparedStatement delete = connection.prepareStatement(
-                "DELETE FROM courier_message WHERE id = ? AND state = 'DEAD'")) {
+        try (PreparedStatement delete =
+                connection.prepareStatement("DELETE FROM courier_message WHERE id = ? AND state = 'DEAD'")) {
             for (String id : ids) {
                 delete.setString(1, id);
                 purged += delete.executeUpdate();
@@ -240,7 +260,8 @@ class MessageStore {
     int forgetKeys(Connection connection, Instant now, int limit) throws SQLException {
         List<String[]> keys = new ArrayList<>();
         try (PreparedStatement select = connection.prepareStatement("SELECT queue, idem_key FROM "
-                + "courier_idempotency_key WHERE " + QueueDialect.KEY_RELEASED + " ORDER BY queue, idem_key FETCH FIRST " + limit
+                + "courier_idempotency_key WHERE " + QueueDialect.KEY_RELEASED
+                + " ORDER BY queue, idem_key FETCH FIRST " + limit
                 + " ROWS ONLY" + database.dialect().skipLocked())) {
             select.setTimestamp(1, timestamp(now), Columns.utc());
             try (ResultSet rows = select.executeQuery()) {
@@ -277,8 +298,8 @@ class MessageStore {
     }
 
     void replacePayload(Connection connection, String id, Payload payload) throws SQLException {
-        try (PreparedStatement edit = connection.prepareStatement(
-                "UPDATE courier_message SET payload_type = ?, payload = ? WHERE id = ?")) {
+        try (PreparedStatement edit =
+                connection.prepareStatement("UPDATE courier_message SET payload_type = ?, payload = ? WHERE id = ?")) {
             edit.setString(1, payload.type().name());
             edit.setBytes(2, payload.bytes());
             edit.setString(3, id);
@@ -317,16 +338,22 @@ class MessageStore {
     }
 
     /** Rows of a page, and whether reading stopped at the byte budget before the row limit. */
-    record Page(List<StoredMessage> rows, boolean cut) {
-    }
+    record Page(List<StoredMessage> rows, boolean cut) {}
 
     /**
      * Up to {@code limit} of the queue's messages matching {@code filter}, after the id {@code after} (null: from
      * the first), by id; states are judged at {@code now}. Stops early, after the row that brings the payloads to
      * {@code maxBytes}, so a page of large messages is never held whole in memory.
      */
-    Page page(Connection connection, QueueName queue, MessageFilter filter, String after, int limit, Instant now,
-            long maxBytes) throws SQLException {
+    Page page(
+            Connection connection,
+            QueueName queue,
+            MessageFilter filter,
+            String after,
+            int limit,
+            Instant now,
+            long maxBytes)
+            throws SQLException {
         StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM courier_message WHERE queue = ?");
         List<Object> params = new ArrayList<>();
         params.add(queue.value());
@@ -336,8 +363,9 @@ class MessageStore {
                 case DEAD -> sql.append(" AND state = 'DEAD'");
                 case LEASED -> sql.append(" AND state = 'READY' AND lease_expires_at > ?");
                 case READY -> sql.append(" AND state = 'READY' AND deliver_at <= ?");
-                case SCHEDULED -> sql.append(" AND state = 'READY' AND deliver_at > ?"
-                        + " AND (lease_expires_at IS NULL OR lease_expires_at <= ?)");
+                case SCHEDULED ->
+                    sql.append(" AND state = 'READY' AND deliver_at > ?"
+                            + " AND (lease_expires_at IS NULL OR lease_expires_at <= ?)");
                 default -> throw new IllegalStateException("unexpected state " + filter.state());
             }
             switch (filter.state()) {
@@ -346,7 +374,7 @@ class MessageStore {
                     params.add(timestamp(now));
                     params.add(timestamp(now));
                 }
-                default -> { }
+                default -> {}
             }
         }
         if (filter.deliverFrom() != null) {

@@ -16,6 +16,7 @@ final class OtherServers {
     private final Map<String, Long> lastHeard = new ConcurrentHashMap<>();
     /** When any other server was last heard: the one reading the send path needs. */
     private volatile long latest;
+
     private volatile boolean heardAny;
 
     OtherServers(Duration presenceInterval) {

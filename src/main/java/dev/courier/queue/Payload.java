@@ -1,7 +1,7 @@
 package dev.courier.queue;
 
-import dev.courier.platform.ProblemException;
 import dev.courier.platform.Json;
+import dev.courier.platform.ProblemException;
 import jakarta.json.JsonException;
 import jakarta.json.JsonReader;
 import jakarta.json.JsonValue;

@@ -39,7 +39,8 @@ final class PostgresQueueDialect implements QueueDialect {
         // The jitter's ceilings, index k-1 = after delivery k; the statement draws each message's jitter itself.
         Double[] seconds = new Double[queue.maxAttempts()];
         for (int k = 1; k <= queue.maxAttempts(); k++) {
-            seconds[k - 1] = k == queue.maxAttempts() ? 0.0 : queue.backoff().ceiling(k).toMillis() / 1000.0;
+            seconds[k - 1] =
+                    k == queue.maxAttempts() ? 0.0 : queue.backoff().ceiling(k).toMillis() / 1000.0;
         }
         Array delays = connection.createArrayOf("float8", seconds);
         try (PreparedStatement claim = connection.prepareStatement(QueueSql.CLAIM_POSTGRESQL)) {
@@ -54,8 +55,14 @@ final class PostgresQueueDialect implements QueueDialect {
             List<Claimed> claimed = new ArrayList<>();
             try (ResultSet rows = claim.executeQuery()) {
                 while (rows.next()) {
-                    Delivery delivery = new Delivery(rows.getString(1), queue.name(), Payload.read(rows, 5, 6),
-                            rows.getInt(2), rows.getString(3), instant(rows, 4), Headers.decode(rows.getString(7)));
+                    Delivery delivery = new Delivery(
+                            rows.getString(1),
+                            queue.name(),
+                            Payload.read(rows, 5, 6),
+                            rows.getInt(2),
+                            rows.getString(3),
+                            instant(rows, 4),
+                            Headers.decode(rows.getString(7)));
                     claimed.add(new Claimed(delivery, instant(rows, 9)));
                 }
             }
@@ -72,8 +79,10 @@ final class PostgresQueueDialect implements QueueDialect {
         // One statement text whatever the count (the pairs travel as two arrays): a chain of "(id = ? AND
         // lease_token = ?) OR ..." took 61 ms for 100 messages (the planner gave up on the primary key) and made
         // a new prepared statement per batch size.
-        try (PreparedStatement delete = connection.prepareStatement(queue == null ? QueueSql.ACK_ALL_POSTGRESQL
-                + " RETURNING m.id" : QueueSql.ACK_ALL_POSTGRESQL + " AND m.queue = ? RETURNING m.id")) {
+        try (PreparedStatement delete = connection.prepareStatement(
+                queue == null
+                        ? QueueSql.ACK_ALL_POSTGRESQL + " RETURNING m.id"
+                        : QueueSql.ACK_ALL_POSTGRESQL + " AND m.queue = ? RETURNING m.id")) {
             delete.setArray(1, connection.createArrayOf("text", ids.toArray()));
             delete.setArray(2, connection.createArrayOf("text", tokens.toArray()));
             if (queue != null) {
@@ -105,8 +114,15 @@ final class PostgresQueueDialect implements QueueDialect {
     }
 
     @Override
-    public Optional<Sent> registerKey(Connection connection, QueueName queue, String key, String messageId,
-            Instant deliverAt, Instant now, Instant expiresAt) throws SQLException {
+    public Optional<Sent> registerKey(
+            Connection connection,
+            QueueName queue,
+            String key,
+            String messageId,
+            Instant deliverAt,
+            Instant now,
+            Instant expiresAt)
+            throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement(REGISTER_KEY)) {
             insert.setString(1, queue.value());
             insert.setString(2, key);

@@ -37,8 +37,8 @@ public class Presence {
     @PostConstruct
     void schedule() {
         if (settings.crossServerWakeUps) {
-            timers.createIntervalTimer(FIRST_MILLIS, settings.presence().toMillis(),
-                    new TimerConfig("courier.queue.presence", false));
+            timers.createIntervalTimer(
+                    FIRST_MILLIS, settings.presence().toMillis(), new TimerConfig("courier.queue.presence", false));
         }
     }
 

@@ -50,11 +50,11 @@ class QueueDatabase {
     private static final Object PLANNED = new Object();
 
     /** A reading of the database's clock, and this server's {@link System#nanoTime} at that moment. */
-    private record Reading(Instant database, long nanos) {
-    }
+    private record Reading(Instant database, long nanos) {}
 
     /** A reading whose round trip took longer than this is not used while an earlier one is at hand. */
     private static final long MAX_ROUND_TRIP_NANOS = 10_000_000;
+
     private volatile Reading reading;
     private volatile long triedAt;
     private final DatabaseTimes given = new DatabaseTimes();

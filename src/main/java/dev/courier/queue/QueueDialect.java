@@ -28,8 +28,7 @@ interface QueueDialect {
      * Has the rest of the current transaction plan the queue's statements on its indexes
      * ({@link QueueSql#PLAN_ON_INDEXES_POSTGRESQL}); Derby's plans need nothing.
      */
-    default void planOnIndexes(Connection connection) throws SQLException {
-    }
+    default void planOnIndexes(Connection connection) throws SQLException {}
 
     /**
      * Whether a key's binding may be dropped or taken over: its window is over and the message it names is gone
@@ -44,8 +43,15 @@ interface QueueDialect {
      *
      * @return the existing binding when the key is taken within its window, else empty (the new binding is written)
      */
-    Optional<Sent> registerKey(Connection connection, QueueName queue, String key, String messageId,
-            Instant deliverAt, Instant now, Instant expiresAt) throws SQLException;
+    Optional<Sent> registerKey(
+            Connection connection,
+            QueueName queue,
+            String key,
+            String messageId,
+            Instant deliverAt,
+            Instant now,
+            Instant expiresAt)
+            throws SQLException;
 
     /**
      * What ends a SELECT that picks rows to change, so that it neither waits for nor takes rows another
@@ -72,8 +78,8 @@ interface QueueDialect {
 
     /** The message {@code key} is bound to, after a registration found it taken. */
     default Optional<Sent> boundKey(Connection connection, QueueName queue, String key) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement("SELECT message_id, deliver_at "
-                + "FROM courier_idempotency_key WHERE queue = ? AND idem_key = ?")) {
+        try (PreparedStatement select = connection.prepareStatement(
+                "SELECT message_id, deliver_at " + "FROM courier_idempotency_key WHERE queue = ? AND idem_key = ?")) {
             select.setString(1, queue.value());
             select.setString(2, key);
             try (ResultSet rows = select.executeQuery()) {
@@ -86,6 +92,5 @@ interface QueueDialect {
     }
 
     /** A message leased by a claim; {@code previousExpiry} is set when the claim found an expired lease. */
-    record Claimed(Delivery delivery, Instant previousExpiry) {
-    }
+    record Claimed(Delivery delivery, Instant previousExpiry) {}
 }

@@ -9,5 +9,4 @@ import java.util.Optional;
  * how long its longest-waiting deliverable message has been due (empty when none is due: the measure of
  * receivers falling behind, read from the first entry of an index). Every count reads an index, not the table.
  */
-public record QueueInfo(QueueSpec spec, long depth, long ready, long dead, Optional<Duration> oldestAge) {
-}
+public record QueueInfo(QueueSpec spec, long depth, long ready, long dead, Optional<Duration> oldestAge) {}

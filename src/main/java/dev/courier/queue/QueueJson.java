@@ -11,8 +11,7 @@ import java.util.Map;
 /** The JSON shapes of the queue API; field names are fixed so that any client can rely on them. */
 final class QueueJson {
 
-    private QueueJson() {
-    }
+    private QueueJson() {}
 
     static JsonObject queue(QueueInfo info, int waiting) {
         QueueSpec spec = info.spec();
@@ -20,22 +19,28 @@ final class QueueJson {
                 .add("name", spec.name().value())
                 .add("leaseSeconds", seconds(spec.lease()))
                 .add("maxAttempts", spec.maxAttempts())
-                .add("backoff", Json.createObjectBuilder()
-                        .add("initialSeconds", seconds(spec.backoff().initial()))
-                        .add("multiplier", spec.backoff().multiplier())
-                        .add("maxSeconds", seconds(spec.backoff().max())))
+                .add(
+                        "backoff",
+                        Json.createObjectBuilder()
+                                .add("initialSeconds", seconds(spec.backoff().initial()))
+                                .add("multiplier", spec.backoff().multiplier())
+                                .add("maxSeconds", seconds(spec.backoff().max())))
                 .add("grants", spec.grants().toJson())
                 .add("depth", info.depth())
                 .add("ready", info.ready())
                 .add("dead", info.dead())
                 .add("waiting", waiting);
-        info.oldestAge().ifPresentOrElse(age -> json.add("oldestAgeSeconds", seconds(age)),
-                () -> json.addNull("oldestAgeSeconds"));
+        info.oldestAge()
+                .ifPresentOrElse(
+                        age -> json.add("oldestAgeSeconds", seconds(age)), () -> json.addNull("oldestAgeSeconds"));
         return json.build();
     }
 
     static JsonObject sent(Sent sent) {
-        return Json.createObjectBuilder().add("id", sent.id()).add("deliverAt", sent.deliverAt().toString()).build();
+        return Json.createObjectBuilder()
+                .add("id", sent.id())
+                .add("deliverAt", sent.deliverAt().toString())
+                .build();
     }
 
     static JsonObjectBuilder delivery(Delivery delivery) {
@@ -67,8 +72,10 @@ final class QueueJson {
         if (!view.history().isEmpty()) {
             JsonArrayBuilder history = Json.createArrayBuilder();
             view.history().forEach(a -> {
-                JsonObjectBuilder attempt = Json.createObjectBuilder().add("attempt", a.attempt())
-                        .add("failedAt", a.failedAt().toString()).add("kind", a.kind());
+                JsonObjectBuilder attempt = Json.createObjectBuilder()
+                        .add("attempt", a.attempt())
+                        .add("failedAt", a.failedAt().toString())
+                        .add("kind", a.kind());
                 optional(attempt, "reason", a.reason());
                 history.add(attempt);
             });

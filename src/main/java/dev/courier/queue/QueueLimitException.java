@@ -15,12 +15,17 @@ public class QueueLimitException extends ProblemException {
     }
 
     static QueueLimitException tooManyQueues(int limit) {
-        return new QueueLimitException(409, "Too many queues",
+        return new QueueLimitException(
+                409,
+                "Too many queues",
                 "at most " + limit + " queues may exist (courier.queue.max-queues); drop one first");
     }
 
     static QueueLimitException tooManyWaiters(QueueName queue, int limit) {
-        return new QueueLimitException(429, "Too many waiting receivers",
-                "queue " + queue + " already has " + limit + " waiting receivers (courier.queue.max-waiters); retry later");
+        return new QueueLimitException(
+                429,
+                "Too many waiting receivers",
+                "queue " + queue + " already has " + limit
+                        + " waiting receivers (courier.queue.max-waiters); retry later");
     }
 }

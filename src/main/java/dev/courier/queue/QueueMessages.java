@@ -47,8 +47,10 @@ public class QueueMessages {
      */
     public Optional<MessageView> get(QueueName queue, String id, Caller caller) {
         try (Connection connection = database.connection()) {
-            Instant now = queues.requireQueue(connection, queue, caller, Action.CONSUME).now();
-            Optional<StoredMessage> message = store.find(connection, id).filter(m -> m.queue().equals(queue));
+            Instant now = queues.requireQueue(connection, queue, caller, Action.CONSUME)
+                    .now();
+            Optional<StoredMessage> message =
+                    store.find(connection, id).filter(m -> m.queue().equals(queue));
             if (message.isEmpty()) {
                 return Optional.empty();
             }
@@ -76,8 +78,10 @@ public class QueueMessages {
             throw ProblemException.invalid("limit must be between 1 and " + MAX_PAGE);
         }
         try (Connection connection = database.connection()) {
-            Instant now = queues.requireQueue(connection, queue, caller, Action.CONSUME).now();
-            MessageStore.Page page = store.page(connection, queue, filter, after, limit + 1, now, settings.maxPageBytes);
+            Instant now = queues.requireQueue(connection, queue, caller, Action.CONSUME)
+                    .now();
+            MessageStore.Page page =
+                    store.page(connection, queue, filter, after, limit + 1, now, settings.maxPageBytes);
             List<MessageView> messages = new ArrayList<>();
             for (StoredMessage message : page.rows()) {
                 messages.add(MessageView.of(message, now));

@@ -55,19 +55,25 @@ class QueueMeters {
     void onCommit(Event event, QueueName queue, int count) {
         if (count > 0) {
             // A tally per event and queue in the transaction: added to, in place, by every call until it commits.
-            afterCommit.record("courier.meter." + event + "." + queue.value(), () -> new int[1],
-                    tally -> tally[0] += count, tally -> add(event, queue, tally[0]));
+            afterCommit.record(
+                    "courier.meter." + event + "." + queue.value(),
+                    () -> new int[1],
+                    tally -> tally[0] += count,
+                    tally -> add(event, queue, tally[0]));
         }
     }
 
     /** {@code courier_queue_receive_seconds{queue}}: how long a claim took (one receive, or one poll of a wait). */
     void receiveTook(QueueName queue, long nanos) {
-        receiveTimers.computeIfAbsent(queue, q -> registry.timer("courier_queue_receive", new Tag("queue", q.value())))
+        receiveTimers
+                .computeIfAbsent(queue, q -> registry.timer("courier_queue_receive", new Tag("queue", q.value())))
                 .update(Duration.ofNanos(nanos));
     }
 
     private void add(Event event, QueueName queue, int count) {
-        counters.computeIfAbsent(event.metric() + "\u0000" + queue.value(),
-                key -> registry.counter(event.metric(), new Tag("queue", queue.value()))).inc(count);
+        counters.computeIfAbsent(
+                        event.metric() + "\u0000" + queue.value(),
+                        key -> registry.counter(event.metric(), new Tag("queue", queue.value())))
+                .inc(count);
     }
 }

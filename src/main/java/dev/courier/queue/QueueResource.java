@@ -4,14 +4,14 @@ import dev.courier.access.Caller;
 import dev.courier.access.Grants;
 import dev.courier.audit.Audited;
 import dev.courier.platform.Backoff;
-import dev.courier.web.Roles;
-import jakarta.annotation.security.RolesAllowed;
-import jakarta.enterprise.context.ApplicationScoped;
+import dev.courier.platform.Json;
 import dev.courier.platform.JsonRequest;
 import dev.courier.platform.ProblemException;
 import dev.courier.platform.ProblemMapper;
+import dev.courier.web.Roles;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import dev.courier.platform.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
@@ -93,7 +93,9 @@ public class QueueResource {
     @GET
     public JsonObject list() {
         JsonArrayBuilder all = Json.createArrayBuilder();
-        queues.list().forEach(info -> all.add(QueueJson.queue(info, waiters.waiting(info.spec().name()))));
+        queues.list()
+                .forEach(info -> all.add(
+                        QueueJson.queue(info, waiters.waiting(info.spec().name()))));
         return Json.createObjectBuilder().add("queues", all).build();
     }
 
@@ -108,18 +110,24 @@ public class QueueResource {
         request.string("name").filter(n -> !n.equals(name)).ifPresent(n -> {
             throw ProblemException.invalid("'name' in the body must match the queue in the path");
         });
-        Backoff backoff = request.object("backoff").map(b -> new Backoff(
-                b.seconds("initialSeconds", 0, 86_400).orElse(Backoff.DEFAULT.initial()),
-                b.number("multiplier", 1, 100).orElse(Backoff.DEFAULT.multiplier()),
-                b.seconds("maxSeconds", 0, 86_400).orElse(Backoff.DEFAULT.max()))).orElse(Backoff.DEFAULT);
-        QueueSpec spec = new QueueSpec(queueName,
-                request.seconds("leaseSeconds", 0.001, QueueSpec.MAX_LEASE.toSeconds()).orElse(QueueSpec.DEFAULT_LEASE),
-                request.integer("maxAttempts", 1, 1000).orElse(QueueSpec.DEFAULT_MAX_ATTEMPTS), backoff,
+        Backoff backoff = request.object("backoff")
+                .map(b -> new Backoff(
+                        b.seconds("initialSeconds", 0, 86_400).orElse(Backoff.DEFAULT.initial()),
+                        b.number("multiplier", 1, 100).orElse(Backoff.DEFAULT.multiplier()),
+                        b.seconds("maxSeconds", 0, 86_400).orElse(Backoff.DEFAULT.max())))
+                .orElse(Backoff.DEFAULT);
+        QueueSpec spec = new QueueSpec(
+                queueName,
+                request.seconds("leaseSeconds", 0.001, QueueSpec.MAX_LEASE.toSeconds())
+                        .orElse(QueueSpec.DEFAULT_LEASE),
+                request.integer("maxAttempts", 1, 1000).orElse(QueueSpec.DEFAULT_MAX_ATTEMPTS),
+                backoff,
                 request.value("grants").map(Grants::fromJson).orElse(Grants.NONE));
         // A definition that leaves grants out keeps the queue's: re-sending a definition must not open a queue.
         boolean created = queues.define(spec, !request.has("grants"));
         return Response.status(created ? 201 : 200)
-                .entity(QueueJson.queue(queues.get(queueName), waiters.waiting(queueName))).build();
+                .entity(QueueJson.queue(queues.get(queueName), waiters.waiting(queueName)))
+                .build();
     }
 
     @RolesAllowed({Roles.ADMIN, Roles.PRODUCER, Roles.CONSUMER})
@@ -156,11 +164,16 @@ public class QueueResource {
             }
             JsonArrayBuilder sent = Json.createArrayBuilder();
             queue.sendBatch(queueName, messages, Caller.of(security)).forEach(one -> sent.add(QueueJson.sent(one)));
-            return Response.status(201).entity(Json.createObjectBuilder().add("messages", sent).build()).build();
+            return Response.status(201)
+                    .entity(Json.createObjectBuilder().add("messages", sent).build())
+                    .build();
         }
         Outgoing message = outgoing(body, "");
-        Sent sent = queue.sendBatch(queueName, List.of(message), Caller.of(security)).get(0);
-        return Response.status(sent.duplicate() ? 200 : 201).entity(QueueJson.sent(sent)).build();
+        Sent sent = queue.sendBatch(queueName, List.of(message), Caller.of(security))
+                .get(0);
+        return Response.status(sent.duplicate() ? 200 : 201)
+                .entity(QueueJson.sent(sent))
+                .build();
     }
 
     /** One message of a send: {@code where} prefixes errors, to name the message of a batch at fault. */
@@ -169,9 +182,13 @@ public class QueueResource {
             JsonRequest request = JsonRequest.of(body);
             JsonValue payload = request.value("payload")
                     .orElseThrow(() -> ProblemException.invalid("'payload' is required (any JSON value but null)"));
-            return new Outgoing(Payload.json(payload), new SendOptions(request.instant("deliverAt").orElse(null),
-                    request.seconds("delaySeconds", 0, MAX_SECONDS).orElse(null), request.string("key").orElse(null),
-                    request.stringMap("headers").orElse(null)));
+            return new Outgoing(
+                    Payload.json(payload),
+                    new SendOptions(
+                            request.instant("deliverAt").orElse(null),
+                            request.seconds("delaySeconds", 0, MAX_SECONDS).orElse(null),
+                            request.string("key").orElse(null),
+                            request.stringMap("headers").orElse(null)));
         } catch (ProblemException e) {
             throw where.isEmpty() ? e : new ProblemException(e.status(), e.title(), where + e.getMessage());
         }
@@ -180,22 +197,31 @@ public class QueueResource {
     @RolesAllowed({Roles.ADMIN, Roles.CONSUMER})
     @GET
     @Path("{queue}/messages")
-    public JsonObject query(@PathParam("queue") String name, @QueryParam("state") String state,
-            @QueryParam("deliverFrom") String deliverFrom, @QueryParam("deliverTo") String deliverTo,
-            @QueryParam("minAttempts") String minAttempts, @QueryParam("key") String key,
-            @QueryParam("after") String after, @QueryParam("limit") String limit) {
-        MessageFilter filter = new MessageFilter(state(state), instant("deliverFrom", deliverFrom),
-                instant("deliverTo", deliverTo), integer("minAttempts", minAttempts, null), key);
-        return QueueJson.page(messages.query(QueueName.of(name), filter, after, integer("limit", limit, 100),
-                Caller.of(security)));
+    public JsonObject query(
+            @PathParam("queue") String name,
+            @QueryParam("state") String state,
+            @QueryParam("deliverFrom") String deliverFrom,
+            @QueryParam("deliverTo") String deliverTo,
+            @QueryParam("minAttempts") String minAttempts,
+            @QueryParam("key") String key,
+            @QueryParam("after") String after,
+            @QueryParam("limit") String limit) {
+        MessageFilter filter = new MessageFilter(
+                state(state),
+                instant("deliverFrom", deliverFrom),
+                instant("deliverTo", deliverTo),
+                integer("minAttempts", minAttempts, null),
+                key);
+        return QueueJson.page(
+                messages.query(QueueName.of(name), filter, after, integer("limit", limit, 100), Caller.of(security)));
     }
 
     @RolesAllowed({Roles.ADMIN, Roles.CONSUMER})
     @GET
     @Path("{queue}/messages/{id}")
     public JsonObject message(@PathParam("queue") String name, @PathParam("id") String id) {
-        return QueueJson.message(messages.get(QueueName.of(name), id, Caller.of(security))
-                .orElseThrow(() -> notFound(name, id)));
+        return QueueJson.message(
+                messages.get(QueueName.of(name), id, Caller.of(security)).orElseThrow(() -> notFound(name, id)));
     }
 
     @RolesAllowed(Roles.CONSUMER)
@@ -207,9 +233,11 @@ public class QueueResource {
         if (receive.waitFor().isZero()) {
             // A worker's loop in one request and one transaction: ack what it finished, take the next batch.
             Caller caller = Caller.of(security);
-            response.resume(deliveries(receive.ack().isEmpty()
-                    ? queue.receive(receive.queue(), receive.max(), receive.lease(), caller)
-                    : queue.ackAndReceive(receive.queue(), receive.ack(), receive.max(), receive.lease(), caller)));
+            response.resume(deliveries(
+                    receive.ack().isEmpty()
+                            ? queue.receive(receive.queue(), receive.max(), receive.lease(), caller)
+                            : queue.ackAndReceive(
+                                    receive.queue(), receive.ack(), receive.max(), receive.lease(), caller)));
             return;
         }
         receive.ackFirst(queue);
@@ -231,16 +259,26 @@ public class QueueResource {
     @Path("{queue}/receive")
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.SERVER_SENT_EVENTS + ";qs=0.5") // asked for by name: a caller accepting anything gets JSON
-    public void receiveEvents(@PathParam("queue") String name, JsonValue body, @Context SseEventSink sink,
-            @Context Sse sse) {
+    public void receiveEvents(
+            @PathParam("queue") String name, JsonValue body, @Context SseEventSink sink, @Context Sse sse) {
         ReceiveRequest receive = ReceiveRequest.of(name, body);
         receive.ackFirst(queue);
         EventStream stream = new EventStream(sink, sse);
-        waiting.start(receive.queue(), receive.max(), receive.lease(), receive.waitFor(), Caller.of(security),
+        waiting.start(
+                        receive.queue(),
+                        receive.max(),
+                        receive.lease(),
+                        receive.waitFor(),
+                        Caller.of(security),
                         stream::heartbeat)
                 .whenComplete((received, failure) -> {
                     if (failure != null) {
-                        stream.last("problem", new ProblemMapper().toResponse(failure).getEntity().toString());
+                        stream.last(
+                                "problem",
+                                new ProblemMapper()
+                                        .toResponse(failure)
+                                        .getEntity()
+                                        .toString());
                     } else if (!stream.last("messages", deliveries(received).toString()) && !received.isEmpty()) {
                         giveBack(receive.queue(), received);
                     }
@@ -252,8 +290,11 @@ public class QueueResource {
         try {
             claims.giveBack(name, received);
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, e, () -> received.size() + " lease(s) on " + name
-                    + " for a receiver that left could not be given back; they are delivered again when they expire");
+            LOG.log(
+                    Level.WARNING,
+                    e,
+                    () -> received.size() + " lease(s) on " + name
+                            + " for a receiver that left could not be given back; they are delivered again when they expire");
         }
     }
 
@@ -265,9 +306,11 @@ public class QueueResource {
             JsonRequest request = JsonRequest.of(body);
             int max = request.integer("max", 1, Integer.MAX_VALUE)
                     .orElseThrow(() -> ProblemException.invalid("'max' is required"));
-            Duration lease = request.seconds("leaseSeconds", 0.001, QueueSpec.MAX_LEASE.toSeconds()).orElse(null);
+            Duration lease = request.seconds("leaseSeconds", 0.001, QueueSpec.MAX_LEASE.toSeconds())
+                    .orElse(null);
             Duration wait = request.seconds("waitSeconds", 0, 3600).orElse(Duration.ZERO);
-            return new ReceiveRequest(queue, max, lease, wait, request.strings("ack").orElse(List.of()));
+            return new ReceiveRequest(
+                    queue, max, lease, wait, request.strings("ack").orElse(List.of()));
         }
 
         /** Acknowledges before a wait, committed: the wait holds no transaction. */
@@ -294,8 +337,10 @@ public class QueueResource {
                 .orElseThrow(() -> ProblemException.invalid("'extendSeconds' is required"));
         String token = token(name, id, request.string("leaseToken").orElse(null));
         Lease lease = queue.renewLease(QueueName.of(name), token, extension);
-        return Json.createObjectBuilder().add("leaseToken", lease.token())
-                .add("leaseExpiresAt", lease.expiresAt().toString()).build();
+        return Json.createObjectBuilder()
+                .add("leaseToken", lease.token())
+                .add("leaseExpiresAt", lease.expiresAt().toString())
+                .build();
     }
 
     @RolesAllowed(Roles.CONSUMER)
@@ -307,7 +352,8 @@ public class QueueResource {
         JsonRequest request = JsonRequest.of(body);
         Duration delay = request.seconds("delaySeconds", 0, MAX_SECONDS).orElse(null);
         String reason = request.string("reason").orElse(null);
-        queue.release(QueueName.of(name), token(name, id, request.string("leaseToken").orElse(null)), delay, reason);
+        queue.release(
+                QueueName.of(name), token(name, id, request.string("leaseToken").orElse(null)), delay, reason);
     }
 
     @RolesAllowed(Roles.CONSUMER)
@@ -316,7 +362,8 @@ public class QueueResource {
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces({MediaType.APPLICATION_JSON, ProblemMapper.PROBLEM_JSON}) // answers 204: see above
     public void ackAll(@PathParam("queue") String name, JsonValue body) {
-        List<String> tokens = JsonRequest.of(body).strings("leaseTokens")
+        List<String> tokens = JsonRequest.of(body)
+                .strings("leaseTokens")
                 .orElseThrow(() -> ProblemException.invalid("'leaseTokens' is required: the leases to acknowledge"));
         queue.ackAll(QueueName.of(name), tokens);
     }
@@ -325,8 +372,11 @@ public class QueueResource {
     @DELETE
     @Path("{queue}/messages/{id}")
     @Produces({MediaType.APPLICATION_JSON, ProblemMapper.PROBLEM_JSON}) // answers 204: see above
-    public void ack(@PathParam("queue") String name, @PathParam("id") String id,
-            @HeaderParam("Lease-Token") String header, @QueryParam("leaseToken") String query) {
+    public void ack(
+            @PathParam("queue") String name,
+            @PathParam("id") String id,
+            @HeaderParam("Lease-Token") String header,
+            @QueryParam("leaseToken") String query) {
         // The header keeps the token out of access logs; the query parameter stays for existing clients.
         queue.ack(QueueName.of(name), token(name, id, header != null ? header : query));
     }
@@ -334,8 +384,8 @@ public class QueueResource {
     @RolesAllowed(Roles.ADMIN)
     @GET
     @Path("{queue}/dead")
-    public JsonObject dead(@PathParam("queue") String name, @QueryParam("after") String after,
-            @QueryParam("limit") String limit) {
+    public JsonObject dead(
+            @PathParam("queue") String name, @QueryParam("after") String after, @QueryParam("limit") String limit) {
         return QueueJson.page(dead.list(QueueName.of(name), after, integer("limit", limit, 100)));
     }
 
@@ -359,7 +409,10 @@ public class QueueResource {
             throw ProblemException.invalid("give either 'ids' (a non-empty array) or \"all\": true");
         }
         Payload edited = request.value("payload").map(Payload::json).orElse(null);
-        int replayed = dead.replay(QueueName.of(name), ids, request.number("ratePerSecond", 0.001, 1_000_000).orElse(null),
+        int replayed = dead.replay(
+                QueueName.of(name),
+                ids,
+                request.number("ratePerSecond", 0.001, 1_000_000).orElse(null),
                 edited);
         return Json.createObjectBuilder().add("replayed", replayed).build();
     }
@@ -369,7 +422,9 @@ public class QueueResource {
     @DELETE
     @Path("{queue}/dead")
     public JsonObject purge(@PathParam("queue") String name, @QueryParam("id") List<String> ids) {
-        return Json.createObjectBuilder().add("purged", dead.purge(QueueName.of(name), ids)).build();
+        return Json.createObjectBuilder()
+                .add("purged", dead.purge(QueueName.of(name), ids))
+                .build();
     }
 
     /**

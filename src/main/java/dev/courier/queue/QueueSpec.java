@@ -55,7 +55,8 @@ public record QueueSpec(QueueName name, Duration lease, int maxAttempts, Backoff
 
     static Duration checkLease(Duration lease) {
         if (lease.isNegative() || lease.isZero() || lease.compareTo(MAX_LEASE) > 0) {
-            throw ProblemException.invalid("a lease must be longer than 0 and at most " + MAX_LEASE.toHours() + " hours");
+            throw ProblemException.invalid(
+                    "a lease must be longer than 0 and at most " + MAX_LEASE.toHours() + " hours");
         }
         return lease;
     }

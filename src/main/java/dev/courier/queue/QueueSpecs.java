@@ -26,8 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
 @ApplicationScoped
 class QueueSpecs {
 
-    private record Copy(QueueSpec spec, long readAt) {
-    }
+    private record Copy(QueueSpec spec, long readAt) {}
 
     private final Map<QueueName, Copy> copies = new ConcurrentHashMap<>();
     /** Moves on every forget: a read that began before it must not store what it read (it may be the old one). */
@@ -82,11 +81,10 @@ class QueueSpecs {
      * forget theirs: for a definition that changes or goes.
      */
     void changedOnCommit(QueueName name) {
-        afterCommit.record(key(name), () -> Boolean.TRUE, changed -> { },
-                changed -> {
-                    forget(name);
-                    wakeUps.settingsChanged(name);
-                });
+        afterCommit.record(key(name), () -> Boolean.TRUE, changed -> {}, changed -> {
+            forget(name);
+            wakeUps.settingsChanged(name);
+        });
     }
 
     /** Whether the current transaction changed {@code name}'s definition. */

@@ -57,7 +57,6 @@ public final class QueueSql {
             RETURNING m.id, m.attempt, m.lease_token, m.lease_expires_at, m.payload_type, m.payload, m.headers,
                       m.deliver_at, picked.previous_expiry""";
 
-
     /**
      * Acknowledges a batch on PostgreSQL: deletes the messages whose current lease is one of the tokens. A token
      * names its message ({@link LeaseToken}), so matching any of the tokens is matching each pair; the ids let the
@@ -82,6 +81,5 @@ public final class QueueSql {
     /** Acknowledges: deletes the message if the token is its current lease; exactly one row or none. Parameters: id, token. */
     public static final String ACK = "DELETE FROM courier_message WHERE id = ? AND lease_token = ?";
 
-    private QueueSql() {
-    }
+    private QueueSql() {}
 }

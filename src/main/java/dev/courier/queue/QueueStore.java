@@ -29,8 +29,8 @@ import java.util.Optional;
 @ApplicationScoped
 class QueueStore {
 
-    private static final String COLUMNS = "name, lease_ms, max_attempts, backoff_initial_ms, backoff_multiplier, "
-            + "backoff_max_ms, grants";
+    private static final String COLUMNS =
+            "name, lease_ms, max_attempts, backoff_initial_ms, backoff_multiplier, " + "backoff_max_ms, grants";
     // Every aggregate reads an index of its own (the due index for live rows, the dead index), never the table:
     // run on QueueDatabase.planned, or a queue table that looks small is scanned whole (168 ms under churn).
     private static final String STATS = "SELECT q.name, q.lease_ms, q.max_attempts, q.backoff_initial_ms, "
@@ -49,12 +49,11 @@ class QueueStore {
     private QueueSpecs specs;
 
     /** A queue's settings (this server's copy, or read) and the database's time, at the start of an operation. */
-    record QueueNow(QueueSpec spec, Instant now) {
-    }
+    record QueueNow(QueueSpec spec, Instant now) {}
 
     List<QueueSpec> queues(Connection connection) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement("SELECT " + COLUMNS + " FROM courier_queue "
-                + "ORDER BY name");
+        try (PreparedStatement select =
+                        connection.prepareStatement("SELECT " + COLUMNS + " FROM courier_queue " + "ORDER BY name");
                 ResultSet rows = select.executeQuery()) {
             List<QueueSpec> queues = new ArrayList<>();
             while (rows.next()) {
@@ -65,10 +64,12 @@ class QueueStore {
     }
 
     Optional<QueueNow> queue(Connection connection, QueueName name) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement(database.dialect().selectQueue())) {
+        try (PreparedStatement select =
+                connection.prepareStatement(database.dialect().selectQueue())) {
             select.setString(1, name.value());
             try (ResultSet rows = select.executeQuery()) {
-                return rows.next() ? Optional.of(new QueueNow(spec(rows, 8), database.time(instant(rows, 7))))
+                return rows.next()
+                        ? Optional.of(new QueueNow(spec(rows, 8), database.time(instant(rows, 7))))
                         : Optional.empty();
             }
         }
@@ -105,7 +106,10 @@ class QueueStore {
 
     /** A definition from its first six columns and its grants at {@code grantsColumn}. */
     private static QueueSpec spec(ResultSet rows, int grantsColumn) throws SQLException {
-        return new QueueSpec(QueueName.of(rows.getString(1)), Duration.ofMillis(rows.getLong(2)), rows.getInt(3),
+        return new QueueSpec(
+                QueueName.of(rows.getString(1)),
+                Duration.ofMillis(rows.getLong(2)),
+                rows.getInt(3),
                 new Backoff(Duration.ofMillis(rows.getLong(4)), rows.getDouble(5), Duration.ofMillis(rows.getLong(6))),
                 Grants.decode(rows.getString(grantsColumn)));
     }
@@ -143,7 +147,8 @@ class QueueStore {
 
     /** Deletes the queue, its idempotency keys and (by {@code ON DELETE CASCADE}) its messages. */
     void delete(Connection connection, QueueName name) throws SQLException {
-        try (PreparedStatement keys = connection.prepareStatement("DELETE FROM courier_idempotency_key WHERE queue = ?");
+        try (PreparedStatement keys =
+                        connection.prepareStatement("DELETE FROM courier_idempotency_key WHERE queue = ?");
                 PreparedStatement queue = connection.prepareStatement("DELETE FROM courier_queue WHERE name = ?")) {
             keys.setString(1, name.value());
             keys.executeUpdate();
@@ -174,8 +179,8 @@ class QueueStore {
 
     /** Queues with their depth, how many are deliverable now, dead count and how long the longest-waiting deliverable message has been due. */
     List<QueueInfo> stats(Connection connection, Optional<QueueName> only, Instant now) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement(
-                STATS + (only.isPresent() ? " WHERE q.name = ?" : " ORDER BY q.name"))) {
+        try (PreparedStatement select =
+                connection.prepareStatement(STATS + (only.isPresent() ? " WHERE q.name = ?" : " ORDER BY q.name"))) {
             select.setTimestamp(1, timestamp(now), Columns.utc());
             if (only.isPresent()) {
                 select.setString(2, only.get().value());
@@ -184,8 +189,13 @@ class QueueStore {
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
                     Instant oldest = instant(rows, 10);
-                    queues.add(new QueueInfo(spec(rows, 7), rows.getLong(8), rows.getLong(11), rows.getLong(9),
-                            Optional.ofNullable(oldest).filter(o -> !o.isAfter(now))
+                    queues.add(new QueueInfo(
+                            spec(rows, 7),
+                            rows.getLong(8),
+                            rows.getLong(11),
+                            rows.getLong(9),
+                            Optional.ofNullable(oldest)
+                                    .filter(o -> !o.isAfter(now))
                                     .map(o -> Duration.between(o, now))));
                 }
             }
@@ -222,9 +232,9 @@ class QueueStore {
     /** Records a sweep and forgets those that started before {@code forgetBefore}. */
     void recordSweep(Connection connection, SweepRun run, Instant forgetBefore) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement("INSERT INTO courier_sweep_run (owner, "
-                + "started_at, finished_at, moved_dead, purged) VALUES (?, ?, ?, ?, ?)");
-                PreparedStatement prune = connection.prepareStatement(
-                        "DELETE FROM courier_sweep_run WHERE started_at < ?")) {
+                        + "started_at, finished_at, moved_dead, purged) VALUES (?, ?, ?, ?, ?)");
+                PreparedStatement prune =
+                        connection.prepareStatement("DELETE FROM courier_sweep_run WHERE started_at < ?")) {
             insert.setString(1, run.owner());
             insert.setTimestamp(2, timestamp(run.started()), Columns.utc());
             insert.setTimestamp(3, timestamp(run.finished()), Columns.utc());

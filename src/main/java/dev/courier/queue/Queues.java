@@ -58,7 +58,9 @@ public class Queues {
                 store.insert(connection, spec, now);
             } catch (SQLException e) {
                 if ("23505".equals(e.getSQLState())) { // another caller created it between our check and insert
-                    throw new ProblemException(409, "Concurrent change",
+                    throw new ProblemException(
+                            409,
+                            "Concurrent change",
                             "queue " + spec.name() + " was created by a concurrent request; retry to update it");
                 }
                 throw e;

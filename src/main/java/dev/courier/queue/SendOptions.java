@@ -15,6 +15,7 @@ public record SendOptions(Instant deliverAt, Duration delay, String key, Map<Str
     static final int MAX_KEY_LENGTH = 200;
     /** The delivery times every supported database can store (Derby's TIMESTAMP ends with year 9999). */
     static final Instant EARLIEST = Instant.parse("0001-01-01T00:00:00Z");
+
     static final Instant LATEST = Instant.parse("9999-12-31T23:59:59Z");
 
     /**

@@ -45,6 +45,7 @@ public class Sweeper {
     private static final Logger LOG = Logger.getLogger(Sweeper.class.getName());
     /** Rows one step changes at most; a queue with more is worked through page by page within the sweep. */
     static final int PAGE = 500;
+
     private static final int MAX_PAGES = 100;
 
     @Resource

@@ -1,8 +1,8 @@
 package dev.courier.queue;
 
-import dev.courier.platform.AfterCommit;
 import dev.courier.access.Action;
 import dev.courier.access.Caller;
+import dev.courier.platform.AfterCommit;
 import dev.courier.platform.ProblemException;
 import dev.courier.platform.ProblemsRollBack;
 import dev.courier.tracing.MessageTraces;
@@ -121,7 +121,8 @@ public class TransactionalQueue {
             }
         }
         try (Connection connection = database.connection()) {
-            Instant now = queues.requireQueue(connection, queue, caller, Action.SEND).now();
+            Instant now =
+                    queues.requireQueue(connection, queue, caller, Action.SEND).now();
             List<Sent> results = new ArrayList<>(messages.size());
             List<MessageStore.NewMessage> rows = new ArrayList<>(messages.size());
             for (Outgoing message : messages) {
@@ -130,18 +131,31 @@ public class TransactionalQueue {
                 Instant deliverAt = options.deliverAt(now);
                 if (options.key() != null) {
                     database.planOnIndexes(connection); // the key's check looks its message up by id
-                    Optional<Sent> original = database.dialect().registerKey(connection, queue, options.key(), id,
-                            deliverAt, now, now.plus(settings.idempotencyWindow));
+                    Optional<Sent> original = database.dialect()
+                            .registerKey(
+                                    connection,
+                                    queue,
+                                    options.key(),
+                                    id,
+                                    deliverAt,
+                                    now,
+                                    now.plus(settings.idempotencyWindow));
                     if (original.isPresent()) {
                         results.add(original.get());
                         continue;
                     }
                 }
                 String headers = Headers.encode(options.headers()); // the limits hold for what the caller gave
-                Map<String, String> traced = traces.record(Passage.SEND, MessageTraces.COURIER, queue.value(), id,
-                        options.headers());
-                rows.add(new MessageStore.NewMessage(id, queue, deliverAt, options.key(), message.payload(),
-                        traced == options.headers() ? headers : dev.courier.platform.Columns.json(traced), now));
+                Map<String, String> traced =
+                        traces.record(Passage.SEND, MessageTraces.COURIER, queue.value(), id, options.headers());
+                rows.add(new MessageStore.NewMessage(
+                        id,
+                        queue,
+                        deliverAt,
+                        options.key(),
+                        message.payload(),
+                        traced == options.headers() ? headers : dev.courier.platform.Columns.json(traced),
+                        now));
                 results.add(new Sent(id, deliverAt, false));
             }
             if (!rows.isEmpty()) {
@@ -205,8 +219,8 @@ public class TransactionalQueue {
 
     /** {@link #receiveAsync(QueueName, int, Duration, Duration)} on behalf of {@code caller}, checked at once. */
     @Transactional(value = Transactional.TxType.NOT_SUPPORTED, dontRollbackOn = ProblemException.class)
-    public CompletionStage<List<Delivery>> receiveAsync(QueueName queue, int max, Duration lease, Duration wait,
-            Caller caller) {
+    public CompletionStage<List<Delivery>> receiveAsync(
+            QueueName queue, int max, Duration lease, Duration wait, Caller caller) {
         return waiting.start(queue, max, lease, wait, caller);
     }
 
@@ -257,7 +271,8 @@ public class TransactionalQueue {
             QueueSpec spec = located.spec();
             Instant now = located.now();
             Instant expiry = now.plus(extension);
-            Instant redelivery = expiry.plus(spec.redeliveryDelay(message.attempt(), ThreadLocalRandom.current().nextDouble()));
+            Instant redelivery = expiry.plus(spec.redeliveryDelay(
+                    message.attempt(), ThreadLocalRandom.current().nextDouble()));
             requireOne(store.renew(connection, id, token, expiry, redelivery), id, connection);
             return new Lease(token, expiry);
         } catch (SQLException e) {
@@ -289,14 +304,18 @@ public class TransactionalQueue {
             Instant now = located.now();
             boolean exhausted = message.attempt() >= spec.maxAttempts();
             String why = reason == null || reason.isBlank() ? "released" : abbreviate(reason);
-            Instant deliverAt = now.plus(delay != null ? delay
-                    : spec.redeliveryDelay(message.attempt(), ThreadLocalRandom.current().nextDouble()));
+            Instant deliverAt = now.plus(
+                    delay != null
+                            ? delay
+                            : spec.redeliveryDelay(
+                                    message.attempt(),
+                                    ThreadLocalRandom.current().nextDouble()));
             requireOne(store.endLease(connection, id, token, deliverAt, why, exhausted ? now : null), id, connection);
             if (exhausted) {
                 meters.onCommit(QueueMeters.Event.DEAD, message.queue(), 1);
             }
-            store.recordFailures(connection, List.of(new MessageStore.Failure(id, message.attempt(), now,
-                    History.RELEASED, why)));
+            store.recordFailures(
+                    connection, List.of(new MessageStore.Failure(id, message.attempt(), now, History.RELEASED, why)));
         } catch (SQLException e) {
             throw new IllegalStateException("release of " + id + " failed", e);
         }
@@ -387,8 +406,8 @@ public class TransactionalQueue {
                 throw new MessageGoneException(id);
             }
             if (queue != null && !left.get().queue().equals(queue)) {
-                throw new ProblemException(404, "Message not found", "there is no message '" + id
-                        + "' in queue " + queue);
+                throw new ProblemException(
+                        404, "Message not found", "there is no message '" + id + "' in queue " + queue);
             }
             if (!tokens.get(i).equals(left.get().leaseToken())) {
                 throw StaleLeaseException.of(id);
@@ -406,8 +425,7 @@ public class TransactionalQueue {
     }
 
     /** {@link #ackAndReceive(QueueName, List, int, Duration)} on behalf of {@code caller}. */
-    public List<Delivery> ackAndReceive(QueueName queue, List<String> tokens, int max, Duration lease,
-            Caller caller) {
+    public List<Delivery> ackAndReceive(QueueName queue, List<String> tokens, int max, Duration lease, Caller caller) {
         try (Connection connection = database.planned()) { // one connection handle for both
             ackAll(connection, queue, tokens);
             return claims.claim(connection, queue, max, lease, caller);
@@ -431,14 +449,13 @@ public class TransactionalQueue {
      * @throws QueueNotFoundException 404 / {@link ProblemException} 404 when the queue or its message is missing
      * @throws MessageGoneException 410 / {@link StaleLeaseException} 409 as for {@link #ack(String)}
      */
-    private StoredMessage current(Connection connection, QueueName queue, String id, String token)
-            throws SQLException {
+    private StoredMessage current(Connection connection, QueueName queue, String id, String token) throws SQLException {
         Optional<StoredMessage> found = store.find(connection, id);
         if (queue != null && !found.map(m -> m.queue().equals(queue)).orElse(false)) {
             queues.requireQueue(connection, queue); // an unknown queue says so first
             if (found.isPresent()) {
-                throw new ProblemException(404, "Message not found", "there is no message '" + id + "' in queue "
-                        + queue);
+                throw new ProblemException(
+                        404, "Message not found", "there is no message '" + id + "' in queue " + queue);
             }
         }
         StoredMessage message = found.orElseThrow(() -> new MessageGoneException(id));
@@ -459,7 +476,7 @@ public class TransactionalQueue {
     }
 
     private void wakeReceiversOnCommit(QueueName queue) {
-        afterCommit.record("courier.queue.wake." + queue.value(), () -> Boolean.TRUE, sent -> { }, sent -> {
+        afterCommit.record("courier.queue.wake." + queue.value(), () -> Boolean.TRUE, sent -> {}, sent -> {
             waiters.wake(queue);
             wakeUps.publish(queue);
         });

@@ -69,6 +69,7 @@ class Waiters {
         private final AtomicInteger waiting = new AtomicInteger();
         /** By identity: a waiter re-registers its one callback at every poll, and a send must run it once. */
         private final Set<Runnable> listeners = Collections.newSetFromMap(new IdentityHashMap<>());
+
         private long generation;
 
         private Signal(QueueName queue) {

@@ -55,14 +55,13 @@ class WaitingReceive {
      * (on a scheduler thread) before every claim after the first, and when it answers false the wait ends with
      * nothing claimed.
      */
-    CompletableFuture<List<Delivery>> start(QueueName name, int max, Duration lease, Duration wait, Caller caller,
-            BooleanSupplier present) {
+    CompletableFuture<List<Delivery>> start(
+            QueueName name, int max, Duration lease, Duration wait, Caller caller, BooleanSupplier present) {
         if (wait.isNegative() || wait.compareTo(settings.maxWait) > 0) {
             throw ProblemException.invalid("wait must be between 0 and " + settings.maxWait.toSeconds() + " seconds");
         }
         Waiters.Signal signal = waiters.enter(name, settings.maxWaiters);
-        Attempt attempt = new Attempt(name, max, lease, caller, signal, System.nanoTime() + wait.toNanos(),
-                present);
+        Attempt attempt = new Attempt(name, max, lease, caller, signal, System.nanoTime() + wait.toNanos(), present);
         try {
             attempt.run();
         } catch (RuntimeException e) {
@@ -89,7 +88,13 @@ class WaitingReceive {
         private boolean first = true;
         private boolean left;
 
-        Attempt(QueueName name, int max, Duration lease, Caller caller, Waiters.Signal signal, long deadline,
+        Attempt(
+                QueueName name,
+                int max,
+                Duration lease,
+                Caller caller,
+                Waiters.Signal signal,
+                long deadline,
                 BooleanSupplier present) {
             this.caller = caller;
             this.present = present;

@@ -17,9 +17,10 @@ import java.util.logging.Logger;
  * server gets every wake-up while it runs, none while it is down (its receivers are gone then too). The topic is
  * named in {@code server.xml} ({@code jmsActivationSpec id="courier/WakeUpListener"}).
  */
-@MessageDriven(activationConfig = {
-    @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Topic")
-})
+@MessageDriven(
+        activationConfig = {
+            @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Topic")
+        })
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 public class WakeUpListener implements MessageListener {
 

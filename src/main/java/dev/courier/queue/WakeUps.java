@@ -48,10 +48,12 @@ class WakeUps {
     static final String SETTINGS = "settings";
     /** The sending server is up and listening. */
     static final String PRESENCE = "presence";
+
     private static final Logger LOG = Logger.getLogger(WakeUps.class.getName());
 
     /** This server's mark on its wake-ups, so that its own listener skips them (local waiters woke directly). */
     private final String origin = UUID.randomUUID().toString();
+
     private final Set<QueueName> scheduled = ConcurrentHashMap.newKeySet();
     private final Map<QueueName, Long> lastSent = new ConcurrentHashMap<>();
 
@@ -72,7 +74,8 @@ class WakeUps {
             return; // off, nobody else listens, or a wake-up for this queue is already scheduled and covers this
         }
         long interval = settings.wakeUpInterval.toNanos();
-        long wait = Math.max(0, lastSent.getOrDefault(queue, System.nanoTime() - interval) + interval - System.nanoTime());
+        long wait =
+                Math.max(0, lastSent.getOrDefault(queue, System.nanoTime() - interval) + interval - System.nanoTime());
         try {
             scheduler.schedule(() -> wake(queue), wait, TimeUnit.NANOSECONDS);
         } catch (RuntimeException e) {
@@ -126,8 +129,11 @@ class WakeUps {
 
     private void send(String kind, String body) {
         try (JMSContext jms = connectionFactory.createContext()) {
-            jms.createProducer().setDeliveryMode(DeliveryMode.NON_PERSISTENT).setProperty(ORIGIN, origin)
-                    .setProperty(KIND, kind).send(jms.createTopic(TOPIC), body);
+            jms.createProducer()
+                    .setDeliveryMode(DeliveryMode.NON_PERSISTENT)
+                    .setProperty(ORIGIN, origin)
+                    .setProperty(KIND, kind)
+                    .send(jms.createTopic(TOPIC), body);
         } catch (JMSRuntimeException e) {
             LOG.log(Level.FINE, kind + " notice (" + body + ") not sent; other servers poll", e);
         }

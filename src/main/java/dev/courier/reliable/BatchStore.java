@@ -24,8 +24,7 @@ import java.util.Set;
 class BatchStore {
 
     /** A delivery's key: one subscriber's ledger row of one message. */
-    record Key(String messageId, String subscriber) {
-    }
+    record Key(String messageId, String subscriber) {}
 
     /**
      * Takes the row locks of {@code ids} in id order, the order in which one-at-a-time calls take them, so a batch
@@ -50,8 +49,9 @@ class BatchStore {
 
     /** Moves locked {@code PENDING} messages to {@code SENT}, with the payload and headers they were prepared with. */
     void send(Connection c, Collection<String> ids, Instant now) throws SQLException {
-        try (PreparedStatement update = c.prepareStatement("UPDATE courier_rm_message SET state = 'SENT', "
-                + "next_check_at = NULL, updated_at = ?, finished_at = NULL, version = version + 1 WHERE id = ANY(?)")) {
+        try (PreparedStatement update = c.prepareStatement(
+                "UPDATE courier_rm_message SET state = 'SENT', "
+                        + "next_check_at = NULL, updated_at = ?, finished_at = NULL, version = version + 1 WHERE id = ANY(?)")) {
             update.setTimestamp(1, Columns.timestamp(now), Columns.utc());
             update.setArray(2, texts(c, ids));
             expect(ids.size(), update.executeUpdate(), "sent");
@@ -120,7 +120,8 @@ class BatchStore {
     private static void setKeys(Connection c, PreparedStatement statement, int first, List<Key> keys)
             throws SQLException {
         statement.setArray(first, texts(c, keys.stream().map(Key::messageId).toList()));
-        statement.setArray(first + 1, texts(c, keys.stream().map(Key::subscriber).toList()));
+        statement.setArray(
+                first + 1, texts(c, keys.stream().map(Key::subscriber).toList()));
     }
 
     /** The rows were locked and checked first: a different count is a bug, not a race to answer. */

@@ -48,7 +48,8 @@ class BrokerManagement {
         for (JsonValue p : parameters) {
             arguments.add(p);
         }
-        return request(resource, "_AMQ_OperationName", operation, arguments.build().toString());
+        return request(
+                resource, "_AMQ_OperationName", operation, arguments.build().toString());
     }
 
     /**
@@ -77,7 +78,8 @@ class BrokerManagement {
                 String body = reply.getBody(String.class);
                 if (!reply.getBooleanProperty("_AMQ_OperationSucceeded")) {
                     String refusal = "the broker refused " + operation + " on " + resource + ": " + body;
-                    throw body != null && body.contains(NOT_FOUND) ? new NoSuchResource(refusal)
+                    throw body != null && body.contains(NOT_FOUND)
+                            ? new NoSuchResource(refusal)
                             : new JMSRuntimeException(refusal);
                 }
                 try (var reader = Json.createReader(new StringReader(body == null ? "[]" : body))) {

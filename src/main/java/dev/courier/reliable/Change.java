@@ -8,5 +8,4 @@ import java.time.Instant;
  * @param from null for the first state
  * @param server the Courier server that made the change
  */
-public record Change(Instant at, String subscriber, String from, String to, String reason, String server) {
-}
+public record Change(Instant at, String subscriber, String from, String to, String reason, String server) {}

@@ -1,8 +1,8 @@
 package dev.courier.reliable;
 
+import dev.courier.platform.Json;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import dev.courier.platform.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
 import jakarta.json.JsonValue;
@@ -28,12 +28,13 @@ class CheckBack {
 
     /** What the producer answered. */
     enum Status {
-        COMMITTED, ROLLED_BACK, PENDING
+        COMMITTED,
+        ROLLED_BACK,
+        PENDING
     }
 
     /** An answer: a status, and for COMMITTED maybe the final payload as JSON text. */
-    record Answer(Status status, Optional<String> payload) {
-    }
+    record Answer(Status status, Optional<String> payload) {}
 
     /** A check-back that got no usable answer. */
     static final class Failure extends Exception {
@@ -45,8 +46,10 @@ class CheckBack {
         }
     }
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .followRedirects(HttpClient.Redirect.NEVER).build();
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .build();
 
     @Inject
     private ReliableSettings settings;
@@ -58,12 +61,21 @@ class CheckBack {
      */
     CompletableFuture<Answer> ask(URI checkBackUrl, String secret, String messageId) {
         URI uri = URI.create(checkBackUrl + "?id=" + URLEncoder.encode(messageId, StandardCharsets.UTF_8));
-        HttpRequest request = Signer.sign(HttpRequest.newBuilder(uri).timeout(settings.callTimeout)
-                .header("Accept", "application/json").GET(), secret, "GET", uri, "").build();
+        HttpRequest request = Signer.sign(
+                        HttpRequest.newBuilder(uri)
+                                .timeout(settings.callTimeout)
+                                .header("Accept", "application/json")
+                                .GET(),
+                        secret,
+                        "GET",
+                        uri,
+                        "")
+                .build();
         return http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).handle((response, error) -> {
             if (error != null) {
                 Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
-                        ? error.getCause() : error;
+                        ? error.getCause()
+                        : error;
                 throw new CompletionException(new Failure("no answer from " + checkBackUrl + ": " + cause));
             }
             try {

@@ -7,5 +7,7 @@ package dev.courier.reliable;
  * whose success closes it and whose failure opens it again.
  */
 public enum Circuit {
-    CLOSED, OPEN, HALF_OPEN
+    CLOSED,
+    OPEN,
+    HALF_OPEN
 }

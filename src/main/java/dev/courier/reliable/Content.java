@@ -1,8 +1,8 @@
 package dev.courier.reliable;
 
 import dev.courier.platform.Columns;
-import dev.courier.platform.ProblemException;
 import dev.courier.platform.Json;
+import dev.courier.platform.ProblemException;
 import jakarta.json.JsonException;
 import jakarta.json.JsonReader;
 import java.io.StringReader;
@@ -20,8 +20,7 @@ final class Content {
     private static final int MAX_HEADERS_LENGTH = 8000;
     private static final Pattern HEADER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
 
-    private Content() {
-    }
+    private Content() {}
 
     /** @throws ProblemException 400 when not JSON, 413 when longer than {@code maxBytes} in UTF-8 */
     static String payload(String json, int maxBytes) {
@@ -49,7 +48,10 @@ final class Content {
         }
         headers.forEach((name, value) -> {
             String lower = name == null ? "" : name.toLowerCase(java.util.Locale.ROOT);
-            if (name == null || !HEADER.matcher(name).matches() || lower.startsWith("jms") || lower.startsWith("courier")
+            if (name == null
+                    || !HEADER.matcher(name).matches()
+                    || lower.startsWith("jms")
+                    || lower.startsWith("courier")
                     || lower.startsWith("_amq")) {
                 throw ProblemException.invalid("header name '" + name + "' must be a Java identifier of at most 64 "
                         + "characters not starting with JMS, courier or _AMQ");

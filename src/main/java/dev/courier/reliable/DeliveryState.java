@@ -12,7 +12,9 @@ import java.util.Set;
  * subscriber did process it.
  */
 public enum DeliveryState {
-    DELIVERED, CONSUMED, DEAD;
+    DELIVERED,
+    CONSUMED,
+    DEAD;
 
     private static final Map<DeliveryState, Set<DeliveryState>> MOVES = Map.of(
             DELIVERED, EnumSet.of(DELIVERED, CONSUMED, DEAD),

@@ -4,8 +4,14 @@ package dev.courier.reliable;
  * A filter over reliable messages; every field is optional (null). {@code subscriber} with
  * {@code deliveryState} answers "which messages has subscriber S not consumed" ({@code DELIVERED} or {@code DEAD}).
  */
-public record MessageQuery(MessageState state, String topic, String producer, String subscriber,
-        DeliveryState deliveryState, int limit, int offset) {
+public record MessageQuery(
+        MessageState state,
+        String topic,
+        String producer,
+        String subscriber,
+        DeliveryState deliveryState,
+        int limit,
+        int offset) {
 
     public MessageQuery {
         if (topic != null) {

@@ -5,13 +5,13 @@ import dev.courier.access.Caller;
 import dev.courier.access.Grants;
 import dev.courier.access.NotGrantedException;
 import dev.courier.audit.Audited;
+import dev.courier.platform.Json;
+import dev.courier.platform.JsonRequest;
+import dev.courier.platform.ProblemException;
 import dev.courier.web.Roles;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.ApplicationScoped;
-import dev.courier.platform.JsonRequest;
-import dev.courier.platform.ProblemException;
 import jakarta.inject.Inject;
-import dev.courier.platform.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
@@ -23,8 +23,8 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
-import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import java.net.URI;
@@ -61,17 +61,25 @@ public class MessageResource {
     public Response prepare(JsonValue body) {
         JsonRequest request = JsonRequest.of(body);
         String topic = request.string("topic").orElseThrow(() -> ProblemException.invalid("'topic' is required"));
-        String producer = request.string("producer").orElseThrow(() -> ProblemException.invalid("'producer' is required"));
-        String payload = request.value("payload").map(JsonValue::toString)
+        String producer =
+                request.string("producer").orElseThrow(() -> ProblemException.invalid("'producer' is required"));
+        String payload = request.value("payload")
+                .map(JsonValue::toString)
                 .orElseThrow(() -> ProblemException.invalid("'payload' is required"));
         Caller caller = Caller.of(security);
         if (!caller.trusted()) {
             topics.grants(Names.check("topic", topic)).require(caller, Action.SEND, "topic " + topic);
         }
-        String id = messages.prepare(new Prepare(topic, producer, payload, request.stringMap("headers").orElse(null),
-                request.seconds("checkBackSeconds", 0, 86_400).orElse(null), request.instant("deliverAt").orElse(null)));
+        String id = messages.prepare(new Prepare(
+                topic,
+                producer,
+                payload,
+                request.stringMap("headers").orElse(null),
+                request.seconds("checkBackSeconds", 0, 86_400).orElse(null),
+                request.instant("deliverAt").orElse(null)));
         return Response.created(URI.create("messages/" + id))
-                .entity(ReliableJson.outcome(new Outcome(id, MessageState.PENDING))).build();
+                .entity(ReliableJson.outcome(new Outcome(id, MessageState.PENDING)))
+                .build();
     }
 
     /** Confirm, with an optional final {@code {"payload", "headers"}} → 200 {@code {"id", "state"}}. */
@@ -81,8 +89,8 @@ public class MessageResource {
     public JsonObject confirm(@PathParam("id") String id, String body) {
         JsonRequest request = JsonRequest.parse(body);
         requireForMessage(id, Action.SEND);
-        return ReliableJson.outcome(messages.confirm(id, request.value("payload").map(JsonValue::toString),
-                request.stringMap("headers")));
+        return ReliableJson.outcome(
+                messages.confirm(id, request.value("payload").map(JsonValue::toString), request.stringMap("headers")));
     }
 
     /** Cancel → 200 {@code {"id", "state": "CANCELLED"}}. */
@@ -101,8 +109,8 @@ public class MessageResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public JsonObject consumed(@PathParam("id") String id, JsonValue body) {
         JsonRequest request = JsonRequest.of(body);
-        String subscriber = request.string("subscriber")
-                .orElseThrow(() -> ProblemException.invalid("'subscriber' is required"));
+        String subscriber =
+                request.string("subscriber").orElseThrow(() -> ProblemException.invalid("'subscriber' is required"));
         requireForMessage(id, Action.CONSUME);
         return ReliableJson.outcome(messages.consumed(id, subscriber));
     }
@@ -122,17 +130,24 @@ public class MessageResource {
     @Path("reports")
     @Consumes(MediaType.APPLICATION_JSON)
     public JsonObject reports(JsonValue body) {
-        return answerEach(batch(body, "reports"), MessageResource::report,
-                r -> requireForMessage(r.messageId(), Action.CONSUME), messages::report,
-                (r, problem) -> new Report.Result(r, null, problem), ReliableJson::result);
+        return answerEach(
+                batch(body, "reports"),
+                MessageResource::report,
+                r -> requireForMessage(r.messageId(), Action.CONSUME),
+                messages::report,
+                (r, problem) -> new Report.Result(r, null, problem),
+                ReliableJson::result);
     }
 
     /**
      * Answers each item of a batch on its own: each is parsed and its grant checked first (a refusal is that item's
      * answer), then the accepted ones are applied together, in one transaction.
      */
-    private static <T, R> JsonObject answerEach(List<JsonValue> items, java.util.function.Function<JsonValue, T> parse,
-            java.util.function.Consumer<T> check, java.util.function.Function<List<T>, List<R>> apply,
+    private static <T, R> JsonObject answerEach(
+            List<JsonValue> items,
+            java.util.function.Function<JsonValue, T> parse,
+            java.util.function.Consumer<T> check,
+            java.util.function.Function<List<T>, List<R>> apply,
             java.util.function.BiFunction<T, ProblemException, R> refused,
             java.util.function.BiFunction<R, JsonValue, JsonObject> json) {
         List<R> results = new java.util.ArrayList<>(java.util.Collections.nCopies(items.size(), (R) null));
@@ -162,7 +177,8 @@ public class MessageResource {
 
     /** The array {@code field} of a batch's body. @throws ProblemException 400 for none, or over the limit */
     private static List<JsonValue> batch(JsonValue body, String field) {
-        JsonValue list = JsonRequest.of(body).value(field)
+        JsonValue list = JsonRequest.of(body)
+                .value(field)
                 .orElseThrow(() -> ProblemException.invalid("'" + field + "' is required"));
         if (list.getValueType() != JsonValue.ValueType.ARRAY) {
             throw ProblemException.invalid("'" + field + "' must be an array");
@@ -187,9 +203,13 @@ public class MessageResource {
     @Path("settles")
     @Consumes(MediaType.APPLICATION_JSON)
     public JsonObject settles(JsonValue body) {
-        return answerEach(batch(body, "settles"), MessageResource::settle,
-                settle -> requireForMessage(settle.messageId(), Action.SEND), messages::settle,
-                (settle, problem) -> new Settle.Result(settle, null, problem), ReliableJson::result);
+        return answerEach(
+                batch(body, "settles"),
+                MessageResource::settle,
+                settle -> requireForMessage(settle.messageId(), Action.SEND),
+                messages::settle,
+                (settle, problem) -> new Settle.Result(settle, null, problem),
+                ReliableJson::result);
     }
 
     private static Settle settle(JsonValue item) {
@@ -212,13 +232,19 @@ public class MessageResource {
         }
         JsonRequest request = JsonRequest.of(item);
         String id = request.string("messageId").orElseThrow(() -> ProblemException.invalid("'messageId' is required"));
-        String subscriber = request.string("subscriber")
-                .orElseThrow(() -> ProblemException.invalid("'subscriber' is required"));
+        String subscriber =
+                request.string("subscriber").orElseThrow(() -> ProblemException.invalid("'subscriber' is required"));
         String outcome = request.string("outcome").orElseThrow(() -> ProblemException.invalid("'outcome' is required"));
         return switch (outcome) {
             case "CONSUMED" -> new Report(id, subscriber, true, null);
-            case "FAILED" -> new Report(id, subscriber, false, request.string("reason")
-                    .orElseThrow(() -> ProblemException.invalid("'reason' is required for a FAILED report")));
+            case "FAILED" ->
+                new Report(
+                        id,
+                        subscriber,
+                        false,
+                        request.string("reason")
+                                .orElseThrow(
+                                        () -> ProblemException.invalid("'reason' is required for a FAILED report")));
             default -> throw ProblemException.invalid("'outcome' must be CONSUMED or FAILED");
         };
     }
@@ -230,8 +256,8 @@ public class MessageResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public JsonObject failed(@PathParam("id") String id, JsonValue body) {
         JsonRequest request = JsonRequest.of(body);
-        String subscriber = request.string("subscriber")
-                .orElseThrow(() -> ProblemException.invalid("'subscriber' is required"));
+        String subscriber =
+                request.string("subscriber").orElseThrow(() -> ProblemException.invalid("'subscriber' is required"));
         String reason = request.string("reason").orElseThrow(() -> ProblemException.invalid("'reason' is required"));
         requireForMessage(id, Action.CONSUME);
         return ReliableJson.outcome(messages.failed(id, subscriber, reason));
@@ -265,20 +291,31 @@ public class MessageResource {
     /** Paged by {@code offset} and {@code limit} (default 100); {@code next} is the next page's offset or null. */
     @RolesAllowed({Roles.ADMIN, Roles.PRODUCER, Roles.CONSUMER})
     @GET
-    public JsonObject query(@QueryParam("state") String state, @QueryParam("topic") String topic,
-            @QueryParam("producer") String producer, @QueryParam("subscriber") String subscriber,
-            @QueryParam("deliveryState") String deliveryState, @QueryParam("limit") String limit,
+    public JsonObject query(
+            @QueryParam("state") String state,
+            @QueryParam("topic") String topic,
+            @QueryParam("producer") String producer,
+            @QueryParam("subscriber") String subscriber,
+            @QueryParam("deliveryState") String deliveryState,
+            @QueryParam("limit") String limit,
             @QueryParam("offset") String offset) {
         int pageSize = number("limit", limit, 100);
         int from = number("offset", offset, 0);
-        List<ReliableMessage> page = messages.query(new MessageQuery(state(MessageState.class, "state", state), topic,
-                producer, subscriber, state(DeliveryState.class, "deliveryState", deliveryState), pageSize, from));
+        List<ReliableMessage> page = messages.query(new MessageQuery(
+                state(MessageState.class, "state", state),
+                topic,
+                producer,
+                subscriber,
+                state(DeliveryState.class, "deliveryState", deliveryState),
+                pageSize,
+                from));
         JsonArrayBuilder list = Json.createArrayBuilder();
         Caller caller = Caller.of(security);
         // Messages of topics whose grants leave the caller out are left out of the page (which may come out
         // short: the next offset still counts them).
         Map<String, Grants> grants = caller.trusted() ? Map.of() : topics.grants();
-        page.stream().filter(m -> readable(grants.getOrDefault(m.topic(), Grants.NONE), caller))
+        page.stream()
+                .filter(m -> readable(grants.getOrDefault(m.topic(), Grants.NONE), caller))
                 .forEach(m -> list.add(ReliableJson.message(m, false)));
         var json = Json.createObjectBuilder().add("messages", list);
         if (page.size() == pageSize) {
@@ -321,7 +358,8 @@ public class MessageResource {
         try {
             return Enum.valueOf(type, value.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw ProblemException.invalid("'" + field + "' must be one of " + java.util.Arrays.toString(type.getEnumConstants()));
+            throw ProblemException.invalid(
+                    "'" + field + "' must be one of " + java.util.Arrays.toString(type.getEnumConstants()));
         }
     }
 

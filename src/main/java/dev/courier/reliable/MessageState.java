@@ -13,7 +13,11 @@ import java.util.Set;
  * settles it, because the producer's word is what the message stands for.
  */
 public enum MessageState {
-    PENDING, SENT, COMPLETED, CANCELLED, DEAD;
+    PENDING,
+    SENT,
+    COMPLETED,
+    CANCELLED,
+    DEAD;
 
     private static final Map<MessageState, Set<MessageState>> MOVES = Map.of(
             PENDING, EnumSet.of(SENT, CANCELLED, DEAD),

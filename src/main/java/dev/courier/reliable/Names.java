@@ -12,13 +12,13 @@ final class Names {
 
     private static final Pattern VALID = Pattern.compile("[A-Za-z][A-Za-z0-9_-]{0,62}");
 
-    private Names() {
-    }
+    private Names() {}
 
     /** @throws ProblemException 400 naming {@code what} when {@code value} is not a valid name */
     static String check(String what, String value) {
         if (!valid(value)) {
-            throw ProblemException.invalid("'" + what + "' must be 1 to 63 letters, digits, '_' or '-', starting with a letter");
+            throw ProblemException.invalid(
+                    "'" + what + "' must be 1 to 63 letters, digits, '_' or '-', starting with a letter");
         }
         return value;
     }

@@ -18,8 +18,10 @@ import java.net.http.HttpResponse;
 @ApplicationScoped
 class Notifier {
 
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .followRedirects(HttpClient.Redirect.NEVER).build();
+    private final HttpClient http = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .build();
 
     @Inject
     private ReliableSettings settings;
@@ -27,10 +29,12 @@ class Notifier {
     /** @return null when told, else what went wrong */
     String tell(URI url, String secret, String body) {
         try {
-            HttpRequest.Builder request = HttpRequest.newBuilder(url).timeout(settings.callTimeout)
-                    .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
-            HttpResponse<Void> response = http.send(Signer.sign(request, secret, "POST", url, body).build(),
-                    HttpResponse.BodyHandlers.discarding());
+            HttpRequest.Builder request = HttpRequest.newBuilder(url)
+                    .timeout(settings.callTimeout)
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body));
+            HttpResponse<Void> response = http.send(
+                    Signer.sign(request, secret, "POST", url, body).build(), HttpResponse.BodyHandlers.discarding());
             return response.statusCode() / 100 == 2 ? null : "notification answered HTTP " + response.statusCode();
         } catch (IOException e) {
             return "no answer from " + url + ": " + e;

@@ -27,8 +27,7 @@ import java.util.UUID;
 class OutboxStore {
 
     /** One send the relay owes the broker: to every subscriber (subscriber null) or to one. */
-    record Entry(String id, String subscriber, int attempt, ReliableStore.MessageRow message) {
-    }
+    record Entry(String id, String subscriber, int attempt, ReliableStore.MessageRow message) {}
 
     private static final String CLAIM = "SELECT o.id, o.subscriber, o.attempt, m.id, m.topic, m.producer, m.state, "
             + "m.payload, m.headers, m.check_back_ms, m.deliver_at, m.checks, m.next_check_at, m.last_error, m.version, "
@@ -54,8 +53,9 @@ class OutboxStore {
         }
     }
 
-    private static final String INSERT = "INSERT INTO courier_rm_outbox (id, message_id, subscriber, attempt, created_at) "
-            + "VALUES (?, ?, ?, ?, ?)";
+    private static final String INSERT =
+            "INSERT INTO courier_rm_outbox (id, message_id, subscriber, attempt, created_at) "
+                    + "VALUES (?, ?, ?, ?, ?)";
 
     private static void set(PreparedStatement insert, String messageId, String subscriber, int attempt, Instant now)
             throws SQLException {
@@ -78,11 +78,25 @@ class OutboxStore {
             try (ResultSet rows = select.executeQuery()) {
                 List<Entry> entries = new ArrayList<>();
                 while (rows.next()) {
-                    entries.add(new Entry(rows.getString(1), rows.getString(2), rows.getInt(3), new ReliableStore.MessageRow(
-                            rows.getString(4), rows.getString(5), rows.getString(6), MessageState.valueOf(rows.getString(7)),
-                            rows.getString(8), rows.getString(9), rows.getLong(10), Columns.instant(rows, 11),
-                            rows.getInt(12), Columns.instant(rows, 13), rows.getString(14), rows.getLong(15),
-                            Columns.instant(rows, 16), Columns.instant(rows, 17))));
+                    entries.add(new Entry(
+                            rows.getString(1),
+                            rows.getString(2),
+                            rows.getInt(3),
+                            new ReliableStore.MessageRow(
+                                    rows.getString(4),
+                                    rows.getString(5),
+                                    rows.getString(6),
+                                    MessageState.valueOf(rows.getString(7)),
+                                    rows.getString(8),
+                                    rows.getString(9),
+                                    rows.getLong(10),
+                                    Columns.instant(rows, 11),
+                                    rows.getInt(12),
+                                    Columns.instant(rows, 13),
+                                    rows.getString(14),
+                                    rows.getLong(15),
+                                    Columns.instant(rows, 16),
+                                    Columns.instant(rows, 17))));
                 }
                 return entries;
             }
@@ -90,8 +104,7 @@ class OutboxStore {
     }
 
     /** A delivery an entry goes to: its subscriber and its report timeout. */
-    record Target(String subscriber, long timeoutMs) {
-    }
+    record Target(String subscriber, long timeoutMs) {}
 
     /**
      * The deliveries each entry goes to, by entry id: the message's deliveries still waiting for their copy
@@ -111,15 +124,20 @@ class OutboxStore {
             }
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
-                    byMessage.computeIfAbsent(rows.getString(1), id -> new ArrayList<>())
+                    byMessage
+                            .computeIfAbsent(rows.getString(1), id -> new ArrayList<>())
                             .add(new Target(rows.getString(2), rows.getLong(3)));
                 }
             }
         }
         Map<String, List<Target>> targets = new HashMap<>();
         for (Entry e : entries) {
-            targets.put(e.id(), byMessage.getOrDefault(e.message().id(), List.of()).stream()
-                    .filter(t -> e.subscriber() == null || e.subscriber().equals(t.subscriber())).toList());
+            targets.put(
+                    e.id(),
+                    byMessage.getOrDefault(e.message().id(), List.of()).stream()
+                            .filter(t ->
+                                    e.subscriber() == null || e.subscriber().equals(t.subscriber()))
+                            .toList());
         }
         return targets;
     }
@@ -166,14 +184,14 @@ class OutboxStore {
         }
     }
 
-    private record Deadline(String messageId, String subscriber, Instant at) {
-    }
+    private record Deadline(String messageId, String subscriber, Instant at) {}
 
     /** {@link #relayed} in two statements whatever the batch's size: the rows travel as arrays. */
     private static void relayedTogether(Connection c, List<Entry> entries, List<Deadline> deadlines)
             throws SQLException {
         try (PreparedStatement delete = c.prepareStatement("DELETE FROM courier_rm_outbox WHERE id = ANY(?)")) {
-            delete.setArray(1, c.createArrayOf("text", entries.stream().map(Entry::id).toArray()));
+            delete.setArray(
+                    1, c.createArrayOf("text", entries.stream().map(Entry::id).toArray()));
             delete.executeUpdate();
         }
         if (deadlines.isEmpty()) {
@@ -187,10 +205,20 @@ class OutboxStore {
                 + "AND x.subscriber = u.subscriber WHERE x.state = 'DELIVERED' AND x.next_attempt_at IS NULL "
                 + "ORDER BY x.message_id COLLATE \"C\", x.subscriber COLLATE \"C\" FOR UPDATE OF x) AS r "
                 + "WHERE d.message_id = r.message_id AND d.subscriber = r.subscriber")) {
-            update.setArray(1, c.createArrayOf("text", deadlines.stream().map(Deadline::messageId).toArray()));
-            update.setArray(2, c.createArrayOf("text", deadlines.stream().map(Deadline::subscriber).toArray()));
+            update.setArray(
+                    1,
+                    c.createArrayOf(
+                            "text", deadlines.stream().map(Deadline::messageId).toArray()));
+            update.setArray(
+                    2,
+                    c.createArrayOf(
+                            "text", deadlines.stream().map(Deadline::subscriber).toArray()));
             // As ISO-8601 text with its Z: an array's timestamps would be read in the JVM's zone.
-            update.setArray(3, c.createArrayOf("text", deadlines.stream().map(d -> d.at().toString()).toArray()));
+            update.setArray(
+                    3,
+                    c.createArrayOf(
+                            "text",
+                            deadlines.stream().map(d -> d.at().toString()).toArray()));
             update.executeUpdate();
         }
     }

@@ -1,5 +1,4 @@
 package dev.courier.reliable;
 
 /** What a protocol call left a message in. */
-public record Outcome(String id, MessageState state) {
-}
+public record Outcome(String id, MessageState state) {}

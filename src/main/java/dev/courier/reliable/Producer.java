@@ -9,5 +9,4 @@ import java.time.Instant;
  * @param checkBackUrl asked {@code GET {checkBackUrl}?id=…} about pending messages past their timeout
  * @param notificationUrl told (POST) about dead messages and dead deliveries; null for none
  */
-public record Producer(String name, URI checkBackUrl, URI notificationUrl, Instant createdAt) {
-}
+public record Producer(String name, URI checkBackUrl, URI notificationUrl, Instant createdAt) {}

@@ -15,7 +15,8 @@ class ProducerGates {
     private ReliableSettings settings;
 
     ProducerGate of(String producer) {
-        return gates.computeIfAbsent(producer, name -> new ProducerGate(settings.producerConcurrency,
-                settings.circuitFailures, settings.circuitOpen));
+        return gates.computeIfAbsent(
+                producer,
+                name -> new ProducerGate(settings.producerConcurrency, settings.circuitFailures, settings.circuitOpen));
     }
 }

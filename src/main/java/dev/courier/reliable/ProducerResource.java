@@ -1,13 +1,13 @@
 package dev.courier.reliable;
 
 import dev.courier.audit.Audited;
+import dev.courier.platform.Json;
+import dev.courier.platform.JsonRequest;
+import dev.courier.platform.ProblemException;
 import dev.courier.web.Roles;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.ApplicationScoped;
-import dev.courier.platform.JsonRequest;
-import dev.courier.platform.ProblemException;
 import jakarta.inject.Inject;
-import dev.courier.platform.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
@@ -42,12 +42,17 @@ public class ProducerResource {
         String name = request.string("name").orElseThrow(() -> ProblemException.invalid("'name' is required"));
         String checkBack = request.string("checkBackUrl")
                 .orElseThrow(() -> ProblemException.invalid("'checkBackUrl' is required"));
-        Producers.Registration registered = producers.register(name, checkBack,
-                request.string("notificationUrl").orElse(null));
+        Producers.Registration registered = producers.register(
+                name, checkBack, request.string("notificationUrl").orElse(null));
         JsonObject producer = ReliableJson.producer(producers.status(name));
-        return Response.status(registered.created() ? 201 : 200).entity(registered.secret()
-                .map(secret -> Json.createObjectBuilder(producer).add("signingSecret", secret).build())
-                .orElse(producer)).build();
+        return Response.status(registered.created() ? 201 : 200)
+                .entity(registered
+                        .secret()
+                        .map(secret -> Json.createObjectBuilder(producer)
+                                .add("signingSecret", secret)
+                                .build())
+                        .orElse(producer))
+                .build();
     }
 
     /** A new signing secret for the producer, shown this once: {@code {"signingSecret"}}; 404 for no such producer. */
@@ -56,7 +61,9 @@ public class ProducerResource {
     @POST
     @Path("{name}/secret")
     public JsonObject replaceSecret(@PathParam("name") String name) {
-        return Json.createObjectBuilder().add("signingSecret", producers.replaceSecret(name)).build();
+        return Json.createObjectBuilder()
+                .add("signingSecret", producers.replaceSecret(name))
+                .build();
     }
 
     @RolesAllowed(Roles.ADMIN)

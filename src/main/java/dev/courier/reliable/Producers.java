@@ -39,8 +39,7 @@ public class Producers {
     private ReliableSettings settings;
 
     /** A registration's outcome: the signing secret of a new producer, none for an update. */
-    public record Registration(boolean created, Optional<String> secret) {
-    }
+    public record Registration(boolean created, Optional<String> secret) {}
 
     /** @throws ProblemException 400 for a bad name, or a URL that is malformed or names a host not allowed */
     public Registration register(String name, String checkBackUrl, String notificationUrl) {
@@ -99,10 +98,15 @@ public class Producers {
     public ProducerStatus status(String name) {
         Names.check("name", name);
         try (Connection c = store.connection()) {
-            Producer producer = store.producer(c, name).orElseThrow(() -> new UnknownResourceException("producer", name));
+            Producer producer =
+                    store.producer(c, name).orElseThrow(() -> new UnknownResourceException("producer", name));
             ReliableStore.CheckStatus checks = store.checkStatus(c, name, clock.instant());
             ProducerGate gate = gates.of(name);
-            return new ProducerStatus(producer, gate.circuit(clock.instant()), checks.pending(), checks.due(),
+            return new ProducerStatus(
+                    producer,
+                    gate.circuit(clock.instant()),
+                    checks.pending(),
+                    checks.due(),
                     gate.lastError() != null ? gate.lastError() : checks.lastError());
         } catch (SQLException e) {
             throw new IllegalStateException("reading a producer failed", e);
@@ -111,12 +115,15 @@ public class Producers {
 
     private URI url(String field, String text) {
         if (text == null || text.length() > 2000) {
-            throw ProblemException.invalid("'" + field + "' must be an absolute http or https URL of at most 2000 characters");
+            throw ProblemException.invalid(
+                    "'" + field + "' must be an absolute http or https URL of at most 2000 characters");
         }
         try {
             URI uri = new URI(text);
             String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-            if ((scheme.equals("http") || scheme.equals("https")) && uri.getHost() != null && uri.getRawQuery() == null
+            if ((scheme.equals("http") || scheme.equals("https"))
+                    && uri.getHost() != null
+                    && uri.getRawQuery() == null
                     && uri.getRawFragment() == null) {
                 if (!settings.allowsHost(uri.getHost())) {
                     throw ProblemException.invalid("'" + field + "' names a host that producers' URLs may not name "
@@ -127,6 +134,7 @@ public class Producers {
         } catch (java.net.URISyntaxException e) {
             // answered below
         }
-        throw ProblemException.invalid("'" + field + "' must be an absolute http or https URL without query or fragment");
+        throw ProblemException.invalid(
+                "'" + field + "' must be an absolute http or https URL without query or fragment");
     }
 }

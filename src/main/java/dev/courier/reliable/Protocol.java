@@ -2,12 +2,12 @@ package dev.courier.reliable;
 
 import dev.courier.platform.Columns;
 import dev.courier.platform.FaultInjection;
-import dev.courier.platform.ProblemException;
-import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
 import dev.courier.platform.Json;
+import dev.courier.platform.ProblemException;
 import dev.courier.tracing.MessageTraces;
 import dev.courier.tracing.MessageTraces.Passage;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -37,6 +37,7 @@ class Protocol {
     static final String AFTER_OUTBOX = "reliable.confirm.after-outbox";
     /** The confirm's transaction failing in its commit, after every statement succeeded. */
     static final String CONFIRM_AT_COMMIT = "reliable.confirm.at-commit";
+
     static final String BEFORE_COMPLETE = "reliable.consumed.before-complete";
     private static final String CONFIRMED = "confirmed by the producer";
     private static final String ALL_CONSUMED = "consumed by every subscriber";
@@ -87,7 +88,8 @@ class Protocol {
         Names.check("producer", request.producer());
         String payload = Content.payload(request.payload(), settings.maxPayloadBytes);
         String headers = Content.encodeHeaders(request.headers());
-        Duration checkBack = request.checkBackAfter() == null ? settings.defaultCheckBackAfter : request.checkBackAfter();
+        Duration checkBack =
+                request.checkBackAfter() == null ? settings.defaultCheckBackAfter : request.checkBackAfter();
         if (checkBack.isNegative() || checkBack.compareTo(Duration.ofDays(1)) > 0) {
             throw ProblemException.invalid("'checkBackSeconds' must be from 0 to 86400");
         }
@@ -98,14 +100,28 @@ class Protocol {
                     .orElseThrow(() -> new UnknownResourceException("producer", request.producer()))) {
                 throw new UnknownResourceException("topic", request.topic());
             }
-            Map<String, String> traced = traces.record(Passage.SEND, MessageTraces.ARTEMIS, request.topic(), id,
-                    request.headers());
+            Map<String, String> traced =
+                    traces.record(Passage.SEND, MessageTraces.ARTEMIS, request.topic(), id, request.headers());
             if (traced != request.headers()) {
                 headers = Columns.json(traced); // checked as the caller gave them: the trace header is Courier's
             }
-            store.insertMessage(c, new ReliableStore.MessageRow(id, request.topic(), request.producer(),
-                    MessageState.PENDING, payload, headers, checkBack.toMillis(), request.deliverAt(), 0,
-                    now.plus(checkBack), null, 0, now, now));
+            store.insertMessage(
+                    c,
+                    new ReliableStore.MessageRow(
+                            id,
+                            request.topic(),
+                            request.producer(),
+                            MessageState.PENDING,
+                            payload,
+                            headers,
+                            checkBack.toMillis(),
+                            request.deliverAt(),
+                            0,
+                            now.plus(checkBack),
+                            null,
+                            0,
+                            now,
+                            now));
             store.record(c, id, null, null, MessageState.PENDING, "prepared", now);
             faults.checkpoint(AFTER_PREPARE);
             return id;
@@ -134,7 +150,8 @@ class Protocol {
 
     /** Final headers that leave out {@code traceparent} keep the prepared one: the trace goes on from the prepare. */
     private static String keepTrace(Map<String, String> given, String prepared, String encoded) {
-        String trace = given.containsKey(MessageTraces.HEADER) ? null
+        String trace = given.containsKey(MessageTraces.HEADER)
+                ? null
                 : Content.decodeHeaders(prepared).get(MessageTraces.HEADER);
         if (trace == null) {
             return encoded;
@@ -145,16 +162,22 @@ class Protocol {
     }
 
     Outcome confirm(String id, Optional<String> payload, Optional<Map<String, String>> headers, String reason) {
-        String finalPayload = payload.map(p -> Content.payload(p, settings.maxPayloadBytes)).orElse(null);
+        String finalPayload =
+                payload.map(p -> Content.payload(p, settings.maxPayloadBytes)).orElse(null);
         String finalHeaders = headers.map(Content::encodeHeaders).orElse(null);
         Instant now = clock.instant();
         try (Connection c = store.connection()) {
             ReliableStore.MessageRow m = lock(c, id);
             if (m.state() == MessageState.SENT || m.state() == MessageState.COMPLETED) {
                 if (finalPayload != null && !finalPayload.equals(m.payload())
-                        || headers.isPresent() && !withoutTrace(headers.get()).equals(withoutTrace(Content.decodeHeaders(m.headers())))) {
+                        || headers.isPresent()
+                                && !withoutTrace(headers.get())
+                                        .equals(withoutTrace(Content.decodeHeaders(m.headers())))) {
                     // The message went out as stored: a different final content would be silently dropped.
-                    throw new StateConflictException("message", id, m.state(),
+                    throw new StateConflictException(
+                            "message",
+                            id,
+                            m.state(),
                             "confirmed with another payload or headers than it was sent with");
                 }
                 return new Outcome(id, m.state());
@@ -163,10 +186,21 @@ class Protocol {
                 finalHeaders = keepTrace(headers.get(), m.headers(), finalHeaders);
             }
             require(m, MessageState.SENT, "confirmed");
-            ReliableStore.MessageRow sent = new ReliableStore.MessageRow(m.id(), m.topic(), m.producer(),
-                    MessageState.SENT, finalPayload == null ? m.payload() : finalPayload,
-                    headers.isPresent() ? finalHeaders : m.headers(), m.checkBackMs(), m.deliverAt(), m.checks(), null,
-                    m.lastError(), m.version(), m.createdAt(), now);
+            ReliableStore.MessageRow sent = new ReliableStore.MessageRow(
+                    m.id(),
+                    m.topic(),
+                    m.producer(),
+                    MessageState.SENT,
+                    finalPayload == null ? m.payload() : finalPayload,
+                    headers.isPresent() ? finalHeaders : m.headers(),
+                    m.checkBackMs(),
+                    m.deliverAt(),
+                    m.checks(),
+                    null,
+                    m.lastError(),
+                    m.version(),
+                    m.createdAt(),
+                    now);
             store.moveMessage(c, m, MessageState.SENT, sent.payload(), sent.headers(), now, false);
             List<Subscriber> subscribers = store.subscribers(c, m.topic());
             store.insertDeliveries(c, id, subscribers);
@@ -272,11 +306,17 @@ class Protocol {
             ReliableStore.MessageRow m = lock(c, id);
             ReliableStore.DeliveryRow d = delivery(c, m, subscriber, "reported failed");
             if (d.state() != DeliveryState.DELIVERED) {
-                throw new StateConflictException("the delivery to", subscriber + "' of message '" + id, d.state(),
-                        "reported failed");
+                throw new StateConflictException(
+                        "the delivery to", subscriber + "' of message '" + id, d.state(), "reported failed");
             }
-            moved(store.moveDelivery(c, d, DeliveryState.DELIVERED, d.attempts(), now.plus(redeliveryBackoff(d.attempts())),
-                    "failed: " + reason, null));
+            moved(store.moveDelivery(
+                    c,
+                    d,
+                    DeliveryState.DELIVERED,
+                    d.attempts(),
+                    now.plus(redeliveryBackoff(d.attempts())),
+                    "failed: " + reason,
+                    null));
             store.record(c, id, subscriber, d.state(), DeliveryState.DELIVERED, "failed: " + reason, now);
             return new Outcome(id, m.state());
         } catch (SQLException e) {
@@ -304,8 +344,12 @@ class Protocol {
                 continue;
             }
             try {
-                results[i] = new Settle.Result(s, s.committed() ? confirm(s.messageId(), Optional.empty(),
-                        Optional.empty()) : cancel(s.messageId()), null);
+                results[i] = new Settle.Result(
+                        s,
+                        s.committed()
+                                ? confirm(s.messageId(), Optional.empty(), Optional.empty())
+                                : cancel(s.messageId()),
+                        null);
             } catch (ProblemException e) {
                 // Refused before anything was written (the checks come first), so the batch's transaction goes on.
                 results[i] = new Settle.Result(s, null, e);
@@ -322,7 +366,8 @@ class Protocol {
      */
     private void confirmPendingTogether(Connection c, List<Settle> settles, Settle.Result[] results)
             throws SQLException {
-        Map<String, Long> times = settles.stream().collect(Collectors.groupingBy(Settle::messageId, Collectors.counting()));
+        Map<String, Long> times =
+                settles.stream().collect(Collectors.groupingBy(Settle::messageId, Collectors.counting()));
         Map<String, ReliableStore.MessageRow> locked = batches.lock(c, new TreeSet<>(times.keySet()));
         Map<String, ReliableStore.MessageRow> sending = new TreeMap<>();
         for (Settle s : settles) {
@@ -386,8 +431,12 @@ class Protocol {
                 continue;
             }
             try {
-                results[i] = new Report.Result(r, r.consumed() ? consumed(r.messageId(), r.subscriber())
-                        : failed(r.messageId(), r.subscriber(), r.reason()), null);
+                results[i] = new Report.Result(
+                        r,
+                        r.consumed()
+                                ? consumed(r.messageId(), r.subscriber())
+                                : failed(r.messageId(), r.subscriber(), r.reason()),
+                        null);
             } catch (ProblemException e) {
                 // Refused before anything was written (the checks come first), so the batch's transaction goes on.
                 results[i] = new Report.Result(r, null, e);
@@ -405,7 +454,8 @@ class Protocol {
      */
     private void consumeDeliveredTogether(Connection c, List<Report> reports, Report.Result[] results)
             throws SQLException {
-        Map<String, Long> times = reports.stream().collect(Collectors.groupingBy(Report::messageId, Collectors.counting()));
+        Map<String, Long> times =
+                reports.stream().collect(Collectors.groupingBy(Report::messageId, Collectors.counting()));
         Map<String, ReliableStore.MessageRow> locked = batches.lock(c, new TreeSet<>(times.keySet()));
         // Every delivery the batch may change is locked now, in key order, before any write: were the items left
         // for one-at-a-time to lock theirs later, the batch's order would not be the relay's, and they could deadlock.
@@ -413,7 +463,8 @@ class Protocol {
         List<BatchStore.Key> asked = new ArrayList<>();
         for (Report r : reports) {
             ReliableStore.MessageRow m = locked.get(r.messageId());
-            if (m == null || !Names.valid(r.subscriber())
+            if (m == null
+                    || !Names.valid(r.subscriber())
                     || m.state() != MessageState.SENT && m.state() != MessageState.COMPLETED) {
                 continue; // refused one at a time, before it writes anything
             }
@@ -427,8 +478,11 @@ class Protocol {
             return;
         }
         Map<BatchStore.Key, ReliableStore.DeliveryRow> found = batches.lockDeliveries(c, touched);
-        List<BatchStore.Key> consuming = asked.stream().filter(k -> found.containsKey(k)
-                && found.get(k).state() == DeliveryState.DELIVERED && found.get(k).attempts() == 1).toList();
+        List<BatchStore.Key> consuming = asked.stream()
+                .filter(k -> found.containsKey(k)
+                        && found.get(k).state() == DeliveryState.DELIVERED
+                        && found.get(k).attempts() == 1)
+                .toList();
         if (consuming.isEmpty()) {
             return;
         }
@@ -436,12 +490,18 @@ class Protocol {
         batches.consume(c, consuming, now);
         List<ReliableStore.Moved> changes = new ArrayList<>();
         for (BatchStore.Key k : consuming) {
-            changes.add(new ReliableStore.Moved(k.messageId(), k.subscriber(), DeliveryState.DELIVERED,
-                    DeliveryState.CONSUMED, "reported consumed"));
-            meters.consumed(locked.get(k.messageId()).topic(), k.subscriber(), sinceSent(locked.get(k.messageId()), now));
+            changes.add(new ReliableStore.Moved(
+                    k.messageId(),
+                    k.subscriber(),
+                    DeliveryState.DELIVERED,
+                    DeliveryState.CONSUMED,
+                    "reported consumed"));
+            meters.consumed(
+                    locked.get(k.messageId()).topic(), k.subscriber(), sinceSent(locked.get(k.messageId()), now));
         }
         faults.checkpoint(BEFORE_COMPLETE);
-        Set<String> completed = batches.complete(c, consuming.stream().map(BatchStore.Key::messageId).toList(), now);
+        Set<String> completed = batches.complete(
+                c, consuming.stream().map(BatchStore.Key::messageId).toList(), now);
         for (String id : new TreeSet<>(completed)) {
             changes.add(new ReliableStore.Moved(id, null, MessageState.SENT, MessageState.COMPLETED, ALL_CONSUMED));
         }
@@ -450,8 +510,12 @@ class Protocol {
         for (int i = 0; i < results.length; i++) {
             Report r = reports.get(i);
             if (r.consumed() && done.contains(new BatchStore.Key(r.messageId(), r.subscriber()))) {
-                results[i] = new Report.Result(r, new Outcome(r.messageId(), completed.contains(r.messageId())
-                        ? MessageState.COMPLETED : MessageState.SENT), null);
+                results[i] = new Report.Result(
+                        r,
+                        new Outcome(
+                                r.messageId(),
+                                completed.contains(r.messageId()) ? MessageState.COMPLETED : MessageState.SENT),
+                        null);
             }
         }
     }
@@ -494,11 +558,17 @@ class Protocol {
             ReliableStore.MessageRow m = lock(c, id);
             ReliableStore.DeliveryRow d = delivery(c, m, subscriber, "replayed");
             if (d.state() != DeliveryState.DEAD) {
-                throw new StateConflictException("the delivery to", subscriber + "' of message '" + id, d.state(),
+                throw new StateConflictException(
+                        "the delivery to",
+                        subscriber + "' of message '" + id,
+                        d.state(),
                         "replayed (only a dead delivery can)");
             }
             if (settings.pastHorizon(m.createdAt(), now)) {
-                throw new StateConflictException("the delivery to", subscriber + "' of message '" + id, d.state(),
+                throw new StateConflictException(
+                        "the delivery to",
+                        subscriber + "' of message '" + id,
+                        d.state(),
                         "replayed: " + settings.pastHorizonReason());
             }
             moved(store.moveDelivery(c, d, DeliveryState.DELIVERED, 1, null, d.lastError(), null));
@@ -514,8 +584,13 @@ class Protocol {
     /** The message with its ledger and history. @throws UnknownResourceException 404 */
     ReliableMessage get(String id) {
         try (Connection c = store.connection()) {
-            ReliableStore.MessageRow m = store.message(c, id).orElseThrow(() -> new UnknownResourceException("message", id));
-            return view(m, store.deliveries(c, id).stream().map(ReliableStore.DeliveryRow::view).toList(),
+            ReliableStore.MessageRow m =
+                    store.message(c, id).orElseThrow(() -> new UnknownResourceException("message", id));
+            return view(
+                    m,
+                    store.deliveries(c, id).stream()
+                            .map(ReliableStore.DeliveryRow::view)
+                            .toList(),
                     store.history(c, id));
         } catch (SQLException e) {
             throw new IllegalStateException("get failed", e);
@@ -527,7 +602,11 @@ class Protocol {
         try (Connection c = store.connection()) {
             List<ReliableMessage> found = new ArrayList<>();
             for (ReliableStore.MessageRow m : store.query(c, query)) {
-                found.add(view(m, store.deliveries(c, m.id()).stream().map(ReliableStore.DeliveryRow::view).toList(),
+                found.add(view(
+                        m,
+                        store.deliveries(c, m.id()).stream()
+                                .map(ReliableStore.DeliveryRow::view)
+                                .toList(),
                         List.of()));
             }
             return found;
@@ -549,8 +628,8 @@ class Protocol {
         try (Connection c = store.connection()) {
             ReliableStore.boundLockWaits(c);
             Optional<ReliableStore.MessageRow> locked = store.lock(c, read.messageId());
-            Optional<ReliableStore.DeliveryRow> current = locked.isEmpty() ? Optional.empty()
-                    : store.delivery(c, read.messageId(), read.subscriber());
+            Optional<ReliableStore.DeliveryRow> current =
+                    locked.isEmpty() ? Optional.empty() : store.delivery(c, read.messageId(), read.subscriber());
             if (current.isEmpty() || current.get().version() != read.version()) {
                 return; // purged, or reported (or redelivered by another server) since it was read
             }
@@ -558,19 +637,32 @@ class Protocol {
             ReliableStore.DeliveryRow due = current.get();
             boolean pastHorizon = settings.pastHorizon(m.createdAt(), now);
             if (due.attempts() > due.retryLimit() || pastHorizon) {
-                String error = pastHorizon ? settings.pastHorizonReason()
+                String error = pastHorizon
+                        ? settings.pastHorizonReason()
                         : due.lastError() == null ? "no report within the delivery timeout" : due.lastError();
                 if (store.moveDelivery(c, due, DeliveryState.DEAD, due.attempts(), null, error, null)) {
-                    store.record(c, m.id(), due.subscriber(), due.state(), DeliveryState.DEAD, pastHorizon ? error
-                            : "retry limit " + due.retryLimit() + " reached: " + error, now);
+                    store.record(
+                            c,
+                            m.id(),
+                            due.subscriber(),
+                            due.state(),
+                            DeliveryState.DEAD,
+                            pastHorizon ? error : "retry limit " + due.retryLimit() + " reached: " + error,
+                            now);
                     notice(c, m, due.subscriber(), "DELIVERY_DEAD", error, now);
                 }
                 return;
             }
             int attempt = due.attempts() + 1;
             if (store.moveDelivery(c, due, DeliveryState.DELIVERED, attempt, null, due.lastError(), null)) {
-                store.record(c, m.id(), due.subscriber(), due.state(), DeliveryState.DELIVERED,
-                        "redelivered, attempt " + attempt + (due.lastError() == null ? ": no report in time" : ""), now);
+                store.record(
+                        c,
+                        m.id(),
+                        due.subscriber(),
+                        due.state(),
+                        DeliveryState.DELIVERED,
+                        "redelivered, attempt " + attempt + (due.lastError() == null ? ": no report in time" : ""),
+                        now);
                 outbox.insert(c, m.id(), due.subscriber(), attempt, now);
                 relay.afterCommit();
             }
@@ -589,16 +681,22 @@ class Protocol {
         try (Connection c = store.connection()) {
             ReliableStore.boundLockWaits(c);
             Optional<ReliableStore.MessageRow> locked = store.lock(c, read.messageId());
-            Optional<ReliableStore.DeliveryRow> current = locked.isEmpty() ? Optional.empty()
-                    : store.delivery(c, read.messageId(), read.subscriber());
+            Optional<ReliableStore.DeliveryRow> current =
+                    locked.isEmpty() ? Optional.empty() : store.delivery(c, read.messageId(), read.subscriber());
             if (current.isEmpty() || current.get().version() != read.version()) {
                 return;
             }
             ReliableStore.DeliveryRow d = current.get();
-            store.moveDelivery(c, d, DeliveryState.DELIVERED, d.attempts(), now.plusMillis(d.timeoutMs()),
-                    d.lastError(), null);
-            store.record(c, d.messageId(), d.subscriber(), d.state(), DeliveryState.DELIVERED,
-                    copies + " cop" + (copies == 1 ? "y" : "ies") + " still in the subscriber's queue: deadline moved", now);
+            store.moveDelivery(
+                    c, d, DeliveryState.DELIVERED, d.attempts(), now.plusMillis(d.timeoutMs()), d.lastError(), null);
+            store.record(
+                    c,
+                    d.messageId(),
+                    d.subscriber(),
+                    d.state(),
+                    DeliveryState.DELIVERED,
+                    copies + " cop" + (copies == 1 ? "y" : "ies") + " still in the subscriber's queue: deadline moved",
+                    now);
         } catch (SQLException e) {
             throw new IllegalStateException("moving a delivery's deadline failed", e);
         }
@@ -613,7 +711,8 @@ class Protocol {
         int checks = check.checks() + 1;
         try (Connection c = store.connection()) {
             if (checks < settings.maxChecks && !last) {
-                Instant next = now.plus(settings.checkBackoff().delayAfter(checks, ThreadLocalRandom.current().nextDouble()));
+                Instant next = now.plus(settings.checkBackoff()
+                        .delayAfter(checks, ThreadLocalRandom.current().nextDouble()));
                 store.rescheduleCheck(c, check, next, true, why, now);
                 return;
             }
@@ -622,28 +721,42 @@ class Protocol {
             }
             ReliableStore.MessageRow m = store.lock(c, check.id()).orElseThrow();
             store.moveMessage(c, m, MessageState.DEAD, m.payload(), m.headers(), now, false);
-            store.record(c, m.id(), null, MessageState.PENDING, MessageState.DEAD,
-                    last ? why : checks + " check-backs settled nothing; last: " + why, now);
+            store.record(
+                    c,
+                    m.id(),
+                    null,
+                    MessageState.PENDING,
+                    MessageState.DEAD,
+                    last ? why : checks + " check-backs settled nothing; last: " + why,
+                    now);
             notice(c, m, null, "MESSAGE_DEAD", why, now);
         } catch (SQLException e) {
             throw new IllegalStateException("recording a check failed", e);
         }
     }
 
-    private void notice(Connection c, ReliableStore.MessageRow m, String subscriber, String kind, String error,
-            Instant now) throws SQLException {
+    private void notice(
+            Connection c, ReliableStore.MessageRow m, String subscriber, String kind, String error, Instant now)
+            throws SQLException {
         String id = UUID.randomUUID().toString();
-        var body = Json.createObjectBuilder().add("notificationId", id).add("kind", kind).add("messageId", m.id())
-                .add("topic", m.topic()).add("producer", m.producer()).add("reason", Content.error(error))
+        var body = Json.createObjectBuilder()
+                .add("notificationId", id)
+                .add("kind", kind)
+                .add("messageId", m.id())
+                .add("topic", m.topic())
+                .add("producer", m.producer())
+                .add("reason", Content.error(error))
                 .add("at", now.toString());
         if (subscriber != null) {
             body.add("subscriber", subscriber);
         }
-        store.insertNotice(c, id, m.producer(), m.id(), subscriber, kind, body.build().toString(), now);
+        store.insertNotice(
+                c, id, m.producer(), m.id(), subscriber, kind, body.build().toString(), now);
     }
 
     private Duration redeliveryBackoff(int attempts) {
-        return settings.redeliveryBackoff().delayAfter(attempts, ThreadLocalRandom.current().nextDouble());
+        return settings.redeliveryBackoff()
+                .delayAfter(attempts, ThreadLocalRandom.current().nextDouble());
     }
 
     /**
@@ -660,8 +773,8 @@ class Protocol {
         return store.lock(c, id).orElseThrow(() -> new UnknownResourceException("message", id));
     }
 
-    private ReliableStore.DeliveryRow delivery(Connection c, ReliableStore.MessageRow m, String subscriber,
-            String action) throws SQLException {
+    private ReliableStore.DeliveryRow delivery(
+            Connection c, ReliableStore.MessageRow m, String subscriber, String action) throws SQLException {
         if (m.state() != MessageState.SENT && m.state() != MessageState.COMPLETED) {
             throw new StateConflictException("message", m.id(), m.state(), action + " (it was never sent)");
         }
@@ -675,10 +788,23 @@ class Protocol {
         }
     }
 
-    private static ReliableMessage view(ReliableStore.MessageRow m, List<DeliveryRecord> deliveries,
-            List<Change> history) {
-        return new ReliableMessage(m.id(), m.topic(), m.producer(), m.state(), m.payload(),
-                Content.decodeHeaders(m.headers()), Duration.ofMillis(m.checkBackMs()), m.deliverAt(), m.checks(),
-                m.nextCheckAt(), m.lastError(), m.createdAt(), m.updatedAt(), deliveries, history);
+    private static ReliableMessage view(
+            ReliableStore.MessageRow m, List<DeliveryRecord> deliveries, List<Change> history) {
+        return new ReliableMessage(
+                m.id(),
+                m.topic(),
+                m.producer(),
+                m.state(),
+                m.payload(),
+                Content.decodeHeaders(m.headers()),
+                Duration.ofMillis(m.checkBackMs()),
+                m.deliverAt(),
+                m.checks(),
+                m.nextCheckAt(),
+                m.lastError(),
+                m.createdAt(),
+                m.updatedAt(),
+                deliveries,
+                history);
     }
 }

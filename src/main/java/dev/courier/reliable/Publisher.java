@@ -30,6 +30,7 @@ class Publisher {
 
     /** JMS string property: the reliable message's id. Consumers report with it. */
     static final String MESSAGE_ID = "courierMessageId";
+
     static final String TOPIC = "courierTopic";
     static final String PRODUCER = "courierProducer";
     /** JMS string property: the one subscriber the copy is for (the queues' filters route on it). */
@@ -61,9 +62,14 @@ class Publisher {
     boolean subscribe(String topic, String subscriber) {
         String name = Names.queue(topic, subscriber);
         String filter = SUBSCRIBER + " IS NULL OR " + SUBSCRIBER + " = '" + subscriber + "'";
-        String configuration = Json.createObjectBuilder().add("name", name)
-                .add("address", topic).add("routing-type", "MULTICAST").add("durable", true)
-                .add("filter-string", filter).build().toString();
+        String configuration = Json.createObjectBuilder()
+                .add("name", name)
+                .add("address", topic)
+                .add("routing-type", "MULTICAST")
+                .add("durable", true)
+                .add("filter-string", filter)
+                .build()
+                .toString();
         management.invoke("broker", "createQueue", Json.createValue(configuration), jakarta.json.JsonValue.TRUE);
         if (is(name, "address", topic) && is(name, "routingType", "MULTICAST") && is(name, "filter", filter)) {
             return false;
@@ -76,7 +82,8 @@ class Publisher {
 
     private boolean is(String queue, String attribute, String expected) {
         jakarta.json.JsonArray answer = management.attribute("queue." + queue, attribute);
-        return !answer.isEmpty() && answer.get(0).getValueType() == jakarta.json.JsonValue.ValueType.STRING
+        return !answer.isEmpty()
+                && answer.get(0).getValueType() == jakarta.json.JsonValue.ValueType.STRING
                 && expected.equals(answer.getString(0)); // no filter answers null: not the subscriber's queue
     }
 
@@ -85,8 +92,13 @@ class Publisher {
      * yet, or delivered and not acknowledged). Outside a transaction. @throws jakarta.jms.JMSRuntimeException
      */
     long copiesQueued(String topic, String subscriber, String messageId) {
-        return management.invoke("queue." + Names.queue(topic, subscriber), "countMessages",
-                Json.createValue(copiesOf(messageId))).getJsonNumber(0).longValue();
+        return management
+                .invoke(
+                        "queue." + Names.queue(topic, subscriber),
+                        "countMessages",
+                        Json.createValue(copiesOf(messageId)))
+                .getJsonNumber(0)
+                .longValue();
     }
 
     /**
@@ -95,8 +107,13 @@ class Publisher {
      */
     long removeCopies(String topic, String subscriber, String messageId) {
         try {
-            return management.invoke("queue." + Names.queue(topic, subscriber), "removeMessages",
-                    Json.createValue(copiesOf(messageId))).getJsonNumber(0).longValue();
+            return management
+                    .invoke(
+                            "queue." + Names.queue(topic, subscriber),
+                            "removeMessages",
+                            Json.createValue(copiesOf(messageId)))
+                    .getJsonNumber(0)
+                    .longValue();
         } catch (BrokerManagement.NoSuchResource e) {
             return 0;
         }
@@ -115,21 +132,32 @@ class Publisher {
      * unidentified producer of that session, to {@code subscriber}'s queue only, marked with the delivery
      * {@code attempt}. A trace the message carries goes on from a publish span.
      */
-    void send(Session session, MessageProducer producer, ReliableStore.MessageRow message, String subscriber,
-            int attempt, Instant now) throws JMSException {
+    void send(
+            Session session,
+            MessageProducer producer,
+            ReliableStore.MessageRow message,
+            String subscriber,
+            int attempt,
+            Instant now)
+            throws JMSException {
         TextMessage m = session.createTextMessage(message.payload());
         m.setStringProperty(MESSAGE_ID, message.id());
         m.setStringProperty(TOPIC, message.topic());
         m.setStringProperty(PRODUCER, message.producer());
         m.setStringProperty(SUBSCRIBER, subscriber);
         m.setIntProperty(ATTEMPT, attempt);
-        Map<String, String> headers = traces.record(Passage.PUBLISH, MessageTraces.ARTEMIS, message.topic(),
-                message.id(), Content.decodeHeaders(message.headers()));
+        Map<String, String> headers = traces.record(
+                Passage.PUBLISH,
+                MessageTraces.ARTEMIS,
+                message.topic(),
+                message.id(),
+                Content.decodeHeaders(message.headers()));
         for (Map.Entry<String, String> header : headers.entrySet()) {
             m.setStringProperty(header.getKey(), header.getValue());
         }
         boolean later = message.deliverAt() != null && message.deliverAt().isAfter(now);
-        producer.setDeliveryDelay(later ? Duration.between(now, message.deliverAt()).toMillis() : 0);
+        producer.setDeliveryDelay(
+                later ? Duration.between(now, message.deliverAt()).toMillis() : 0);
         producer.send(session.createTopic(message.topic()), m);
     }
 }

@@ -105,7 +105,13 @@ class ReconcileSteps {
         Instant now = clock.instant();
         boolean done = error == null || notice.url() == null; // nobody to tell: recorded as done, with why
         try (Connection c = store.connection()) {
-            store.noticeOutcome(c, notice, done, now.plus(settings.redeliveryBackoff().delayAfter(notice.attempts() + 1, 1.0)), error, now);
+            store.noticeOutcome(
+                    c,
+                    notice,
+                    done,
+                    now.plus(settings.redeliveryBackoff().delayAfter(notice.attempts() + 1, 1.0)),
+                    error,
+                    now);
         } catch (SQLException e) {
             throw new IllegalStateException("recording a notice failed", e);
         }

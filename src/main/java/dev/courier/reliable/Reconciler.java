@@ -83,6 +83,7 @@ public class Reconciler {
     private final AtomicBoolean running = new AtomicBoolean();
     /** Claimed check-backs waiting for their producer's gate, per producer. */
     private final Map<String, Deque<ReliableStore.ClaimedCheck>> lanes = new ConcurrentHashMap<>();
+
     private final AtomicInteger waiting = new AtomicInteger();
     private volatile Instant lastPurge = Instant.MIN;
 
@@ -120,7 +121,8 @@ public class Reconciler {
         while (waiting.get() < settings.maxWaitingChecks) {
             List<ReliableStore.ClaimedCheck> claimed = steps.claimChecks();
             for (ReliableStore.ClaimedCheck check : claimed) {
-                lanes.computeIfAbsent(check.producer(), p -> new ConcurrentLinkedDeque<>()).add(check);
+                lanes.computeIfAbsent(check.producer(), p -> new ConcurrentLinkedDeque<>())
+                        .add(check);
                 waiting.incrementAndGet();
             }
             if (claimed.size() < settings.batchSize) {
@@ -131,8 +133,11 @@ public class Reconciler {
         long until = System.nanoTime() + settings.reconcileInterval.toNanos();
         redeliver(until);
         for (ReliableStore.ClaimedNotice notice : steps.claimNotices()) {
-            executor.execute(() -> steps.noticeOutcome(notice, notice.url() == null
-                    ? "the producer has no notification URL" : notifier.tell(notice.url(), notice.secret(), notice.body())));
+            executor.execute(() -> steps.noticeOutcome(
+                    notice,
+                    notice.url() == null
+                            ? "the producer has no notification URL"
+                            : notifier.tell(notice.url(), notice.secret(), notice.body())));
         }
     }
 
@@ -183,7 +188,8 @@ public class Reconciler {
      */
     private long copiesQueued(ReliableStore.DueDelivery d) {
         try {
-            return publisher.copiesQueued(d.topic(), d.row().subscriber(), d.row().messageId());
+            return publisher.copiesQueued(
+                    d.topic(), d.row().subscriber(), d.row().messageId());
         } catch (RuntimeException e) {
             LOG.fine(() -> "could not count the copies of " + d.row().messageId() + " in its queue: " + e);
             return 0;
@@ -223,13 +229,17 @@ public class Reconciler {
                 return;
             }
             waiting.decrementAndGet();
-            checkBack.ask(check.checkBackUrl(), check.secret(), check.id()).handleAsync((answer, error) -> {
-                try {
-                    return settle(check, gate, answer, error);
-                } finally {
-                    pump(producer);
-                }
-            }, executor);
+            checkBack
+                    .ask(check.checkBackUrl(), check.secret(), check.id())
+                    .handleAsync(
+                            (answer, error) -> {
+                                try {
+                                    return settle(check, gate, answer, error);
+                                } finally {
+                                    pump(producer);
+                                }
+                            },
+                            executor);
         }
     }
 

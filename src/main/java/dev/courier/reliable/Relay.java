@@ -101,9 +101,13 @@ public class Relay {
                 // An outage: logged at WARNING when it starts or its cause changes, then quietly until it passes.
                 boolean news = !String.valueOf(e).equals(lastFailure);
                 lastFailure = String.valueOf(e);
-                LOG.log(news ? Level.WARNING : Level.FINE, "relaying to the broker failed (attempt "
-                        + failures + "); the outbox keeps every entry and the relay tries again in " + pause(failures)
-                        + ": " + e.getMessage(), news ? e.getCause() : null);
+                LOG.log(
+                        news ? Level.WARNING : Level.FINE,
+                        "relaying to the broker failed (attempt "
+                                + failures + "); the outbox keeps every entry and the relay tries again in "
+                                + pause(failures)
+                                + ": " + e.getMessage(),
+                        news ? e.getCause() : null);
             }
         }
     }
@@ -112,5 +116,4 @@ public class Relay {
         long millis = 100L << Math.min(failures, 6);
         return Duration.ofMillis(Math.min(millis, MAX_PAUSE.toMillis()));
     }
-
 }

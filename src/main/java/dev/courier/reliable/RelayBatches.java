@@ -100,8 +100,8 @@ public class RelayBatches {
                         }
                         session.commit();
                     } catch (JMSException e) {
-                        throw new JMSRuntimeException("publishing a batch of " + batch.size() + " failed: " + e,
-                                e.getErrorCode(), e);
+                        throw new JMSRuntimeException(
+                                "publishing a batch of " + batch.size() + " failed: " + e, e.getErrorCode(), e);
                     }
                     faults.checkpoint(AFTER_BROKER_COMMIT);
                     outbox.relayed(c, dialect, batch, targets, clock.instant());

@@ -23,7 +23,7 @@ class RelaySignal {
 
     /** The relay wakes once the current transaction has committed (at once without a transaction). */
     void afterCommit() {
-        afterCommit.record(KEY, () -> Boolean.TRUE, x -> { }, x -> wake());
+        afterCommit.record(KEY, () -> Boolean.TRUE, x -> {}, x -> wake());
     }
 
     void wake() {

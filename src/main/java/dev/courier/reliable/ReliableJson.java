@@ -14,18 +14,21 @@ import java.util.List;
 /** The JSON shapes of the reliable message service's REST API (field names fixed by the README). */
 final class ReliableJson {
 
-    private ReliableJson() {
-    }
+    private ReliableJson() {}
 
     static JsonObject outcome(Outcome outcome) {
-        return Json.createObjectBuilder().add("id", outcome.id()).add("state", outcome.state().name()).build();
+        return Json.createObjectBuilder()
+                .add("id", outcome.id())
+                .add("state", outcome.state().name())
+                .build();
     }
 
     /** One answer of a batch of reports: the message's state, or the problem that refused the report. */
     static JsonObject result(Report.Result result, jakarta.json.JsonValue item) {
         JsonObjectBuilder json = Json.createObjectBuilder();
         if (result.report() != null) {
-            json.add("messageId", result.report().messageId()).add("subscriber", result.report().subscriber());
+            json.add("messageId", result.report().messageId())
+                    .add("subscriber", result.report().subscriber());
         } else {
             given(json, item, "messageId", "subscriber");
         }
@@ -56,22 +59,28 @@ final class ReliableJson {
         }
     }
 
-    private static JsonObject answer(JsonObjectBuilder json, Outcome outcome, dev.courier.platform.ProblemException problem) {
+    private static JsonObject answer(
+            JsonObjectBuilder json, Outcome outcome, dev.courier.platform.ProblemException problem) {
         if (problem == null) {
             return json.add("status", 200).add("state", outcome.state().name()).build();
         }
-        return json.add("status", problem.status()).add("problem", dev.courier.platform.ProblemMapper.json(problem)).build();
+        return json.add("status", problem.status())
+                .add("problem", dev.courier.platform.ProblemMapper.json(problem))
+                .build();
     }
 
     static JsonObject producer(ProducerStatus status) {
         JsonObjectBuilder json = producerFields(status.producer());
-        json.add("circuit", status.circuit().name()).add("pending", status.pending()).add("checksDue", status.checksDue());
+        json.add("circuit", status.circuit().name())
+                .add("pending", status.pending())
+                .add("checksDue", status.checksDue());
         optional(json, "lastError", status.lastError());
         return json.build();
     }
 
     static JsonObjectBuilder producerFields(Producer producer) {
-        JsonObjectBuilder json = Json.createObjectBuilder().add("name", producer.name())
+        JsonObjectBuilder json = Json.createObjectBuilder()
+                .add("name", producer.name())
                 .add("checkBackUrl", producer.checkBackUrl().toString());
         optional(json, "notificationUrl", producer.notificationUrl());
         optional(json, "createdAt", producer.createdAt());
@@ -81,24 +90,37 @@ final class ReliableJson {
     static JsonObject topic(String topic, List<Subscriber> subscribers, Grants grants) {
         JsonArrayBuilder list = Json.createArrayBuilder();
         subscribers.forEach(s -> list.add(subscriber(s)));
-        return Json.createObjectBuilder().add("name", topic).add("grants", grants.toJson()).add("subscribers", list)
+        return Json.createObjectBuilder()
+                .add("name", topic)
+                .add("grants", grants.toJson())
+                .add("subscribers", list)
                 .build();
     }
 
     static JsonObject subscriber(Subscriber s) {
-        return Json.createObjectBuilder().add("name", s.name()).add("topic", s.topic()).add("queue", s.queue())
-                .add("retryLimit", s.retryLimit()).add("deliveryTimeoutSeconds", seconds(s.deliveryTimeout())).build();
+        return Json.createObjectBuilder()
+                .add("name", s.name())
+                .add("topic", s.topic())
+                .add("queue", s.queue())
+                .add("retryLimit", s.retryLimit())
+                .add("deliveryTimeoutSeconds", seconds(s.deliveryTimeout()))
+                .build();
     }
 
     static JsonObject message(ReliableMessage m, boolean withHistory) {
-        JsonObjectBuilder json = Json.createObjectBuilder().add("id", m.id()).add("topic", m.topic())
-                .add("producer", m.producer()).add("state", m.state().name());
+        JsonObjectBuilder json = Json.createObjectBuilder()
+                .add("id", m.id())
+                .add("topic", m.topic())
+                .add("producer", m.producer())
+                .add("state", m.state().name());
         try (JsonReader reader = Json.createReader(new StringReader(m.payload()))) {
             json.add("payload", reader.readValue());
         }
         JsonObjectBuilder headers = Json.createObjectBuilder();
         m.headers().forEach(headers::add);
-        json.add("headers", headers).add("checkBackSeconds", seconds(m.checkBackAfter())).add("checks", m.checks());
+        json.add("headers", headers)
+                .add("checkBackSeconds", seconds(m.checkBackAfter()))
+                .add("checks", m.checks());
         optional(json, "deliverAt", m.deliverAt());
         optional(json, "nextCheckAt", m.nextCheckAt());
         optional(json, "lastError", m.lastError());
@@ -106,8 +128,11 @@ final class ReliableJson {
         optional(json, "updatedAt", m.updatedAt());
         JsonArrayBuilder deliveries = Json.createArrayBuilder();
         for (DeliveryRecord d : m.deliveries()) {
-            JsonObjectBuilder delivery = Json.createObjectBuilder().add("subscriber", d.subscriber())
-                    .add("state", d.state().name()).add("attempts", d.attempts()).add("retryLimit", d.retryLimit());
+            JsonObjectBuilder delivery = Json.createObjectBuilder()
+                    .add("subscriber", d.subscriber())
+                    .add("state", d.state().name())
+                    .add("attempts", d.attempts())
+                    .add("retryLimit", d.retryLimit());
             optional(delivery, "lastError", d.lastError());
             optional(delivery, "nextAttemptAt", d.nextAttemptAt());
             optional(delivery, "consumedAt", d.consumedAt());
@@ -117,7 +142,8 @@ final class ReliableJson {
         if (withHistory) {
             JsonArrayBuilder history = Json.createArrayBuilder();
             for (Change change : m.history()) {
-                JsonObjectBuilder entry = Json.createObjectBuilder().add("at", change.at().toString());
+                JsonObjectBuilder entry =
+                        Json.createObjectBuilder().add("at", change.at().toString());
                 optional(entry, "subscriber", change.subscriber());
                 optional(entry, "from", change.from());
                 entry.add("to", change.to());

@@ -13,8 +13,19 @@ import java.util.Map;
  * @param deliveries empty until the message is sent
  * @param history oldest first; empty in query results
  */
-public record ReliableMessage(String id, String topic, String producer, MessageState state, String payload,
-        Map<String, String> headers, Duration checkBackAfter, Instant deliverAt, int checks, Instant nextCheckAt,
-        String lastError, Instant createdAt, Instant updatedAt, List<DeliveryRecord> deliveries,
-        List<Change> history) {
-}
+public record ReliableMessage(
+        String id,
+        String topic,
+        String producer,
+        MessageState state,
+        String payload,
+        Map<String, String> headers,
+        Duration checkBackAfter,
+        Instant deliverAt,
+        int checks,
+        Instant nextCheckAt,
+        String lastError,
+        Instant createdAt,
+        Instant updatedAt,
+        List<DeliveryRecord> deliveries,
+        List<Change> history) {}

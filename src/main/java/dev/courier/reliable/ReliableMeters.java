@@ -24,13 +24,20 @@ class ReliableMeters {
 
     /** Times a consumed report once the transaction recording it commits. */
     void consumed(String topic, String subscriber, Duration sinceSent) {
-        afterCommit.record("courier.consumed." + topic + "." + subscriber, () -> new Duration[] {sinceSent},
-                latest -> latest[0] = sinceSent, latest -> registry.timer("courier_subscriber_consume_latency",
-                        new Tag("topic", topic), new Tag("subscriber", subscriber)).update(latest[0]));
+        afterCommit.record(
+                "courier.consumed." + topic + "." + subscriber,
+                () -> new Duration[] {sinceSent},
+                latest -> latest[0] = sinceSent,
+                latest -> registry.timer(
+                                "courier_subscriber_consume_latency",
+                                new Tag("topic", topic),
+                                new Tag("subscriber", subscriber))
+                        .update(latest[0]));
     }
 
     /** Counts a check-back's answer: committed, rolled_back, pending, or failed (no answer). */
     void checkBack(String producer, String answer) {
-        registry.counter("courier_producer_check_backs", new Tag("producer", producer), new Tag("answer", answer)).inc();
+        registry.counter("courier_producer_check_backs", new Tag("producer", producer), new Tag("answer", answer))
+                .inc();
     }
 }

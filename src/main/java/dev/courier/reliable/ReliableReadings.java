@@ -39,30 +39,45 @@ public class ReliableReadings {
         try (Connection c = store.connection()) {
             for (Subscriber s : store.subscribers(c, null)) {
                 Tag topic = new Tag("topic", s.topic());
-                for (MessageState state : new MessageState[] {MessageState.PENDING, MessageState.SENT, MessageState.DEAD}) {
+                for (MessageState state :
+                        new MessageState[] {MessageState.PENDING, MessageState.SENT, MessageState.DEAD}) {
                     readings.put(new MetricID("courier_topic_messages", topic, state(state)), 0.0);
                 }
                 for (DeliveryState state : new DeliveryState[] {DeliveryState.DELIVERED, DeliveryState.DEAD}) {
-                    readings.put(new MetricID("courier_subscriber_deliveries", topic, new Tag("subscriber", s.name()),
-                            state(state)), 0.0);
+                    readings.put(
+                            new MetricID(
+                                    "courier_subscriber_deliveries",
+                                    topic,
+                                    new Tag("subscriber", s.name()),
+                                    state(state)),
+                            0.0);
                 }
             }
             for (ReliableStore.Count count : store.messageCounts(c)) {
-                readings.put(new MetricID("courier_topic_messages", new Tag("topic", count.keys().get(0)),
-                        new Tag("state", count.keys().get(1).toLowerCase(Locale.ROOT))), (double) count.count());
+                readings.put(
+                        new MetricID(
+                                "courier_topic_messages",
+                                new Tag("topic", count.keys().get(0)),
+                                new Tag("state", count.keys().get(1).toLowerCase(Locale.ROOT))),
+                        (double) count.count());
             }
             for (ReliableStore.Count count : store.deliveryCounts(c)) {
-                readings.put(new MetricID("courier_subscriber_deliveries", new Tag("topic", count.keys().get(0)),
-                        new Tag("subscriber", count.keys().get(1)),
-                        new Tag("state", count.keys().get(2).toLowerCase(Locale.ROOT))), (double) count.count());
+                readings.put(
+                        new MetricID(
+                                "courier_subscriber_deliveries",
+                                new Tag("topic", count.keys().get(0)),
+                                new Tag("subscriber", count.keys().get(1)),
+                                new Tag("state", count.keys().get(2).toLowerCase(Locale.ROOT))),
+                        (double) count.count());
             }
             Map<String, Long> pending = new HashMap<>();
             store.pendingByProducer(c).forEach(count -> pending.put(count.keys().get(0), count.count()));
             for (Producer producer : store.producers(c)) {
                 Tag name = new Tag("producer", producer.name());
-                readings.put(new MetricID("courier_producer_pending_messages", name),
-                        (double) pending.getOrDefault(producer.name(), 0L));
-                readings.put(new MetricID("courier_producer_circuit_open", name),
+                readings.put(new MetricID("courier_producer_pending_messages", name), (double)
+                        pending.getOrDefault(producer.name(), 0L));
+                readings.put(
+                        new MetricID("courier_producer_circuit_open", name),
                         gates.of(producer.name()).circuit(clock.instant()) == Circuit.OPEN ? 1.0 : 0.0);
             }
             // The one reading of a broker that is down or slow: confirms go on, the relay's backlog grows.

@@ -1,8 +1,8 @@
 package dev.courier.reliable;
 
+import dev.courier.platform.Backoff;
 import jakarta.enterprise.context.Dependent;
 import jakarta.inject.Inject;
-import dev.courier.platform.Backoff;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -102,8 +102,11 @@ class ReliableSettings {
     /** Whether a producer's URL may name {@code host}. */
     boolean allowsHost(String host) {
         String name = host.toLowerCase(Locale.ROOT);
-        return allowedUrlHosts.stream().map(allowed -> allowed.trim().toLowerCase(Locale.ROOT)).anyMatch(allowed ->
-                allowed.equals("*") || allowed.equals(name) || allowed.startsWith(".") && name.endsWith(allowed));
+        return allowedUrlHosts.stream()
+                .map(allowed -> allowed.trim().toLowerCase(Locale.ROOT))
+                .anyMatch(allowed -> allowed.equals("*")
+                        || allowed.equals(name)
+                        || allowed.startsWith(".") && name.endsWith(allowed));
     }
 
     // The relay: entries per local broker transaction, and how often it looks at the outbox with nothing to wake

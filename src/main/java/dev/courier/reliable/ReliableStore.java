@@ -43,14 +43,34 @@ class ReliableStore {
     }
 
     /** A message row as stored. */
-    record MessageRow(String id, String topic, String producer, MessageState state, String payload, String headers,
-            long checkBackMs, Instant deliverAt, int checks, Instant nextCheckAt, String lastError, long version,
-            Instant createdAt, Instant updatedAt) {
-    }
+    record MessageRow(
+            String id,
+            String topic,
+            String producer,
+            MessageState state,
+            String payload,
+            String headers,
+            long checkBackMs,
+            Instant deliverAt,
+            int checks,
+            Instant nextCheckAt,
+            String lastError,
+            long version,
+            Instant createdAt,
+            Instant updatedAt) {}
 
     /** A delivery row as stored. */
-    record DeliveryRow(String messageId, String subscriber, DeliveryState state, int attempts, int retryLimit,
-            long timeoutMs, Instant nextAttemptAt, String lastError, Instant consumedAt, long version) {
+    record DeliveryRow(
+            String messageId,
+            String subscriber,
+            DeliveryState state,
+            int attempts,
+            int retryLimit,
+            long timeoutMs,
+            Instant nextAttemptAt,
+            String lastError,
+            Instant consumedAt,
+            long version) {
 
         DeliveryRecord view() {
             return new DeliveryRecord(subscriber, state, attempts, retryLimit, lastError, nextAttemptAt, consumedAt);
@@ -90,8 +110,8 @@ class ReliableStore {
 
     /** A producer's signing secret; empty for no such producer or one registered before signing existed. */
     Optional<String> secret(Connection c, String name) throws SQLException {
-        try (PreparedStatement select = c.prepareStatement(
-                "SELECT signing_secret FROM courier_rm_producer WHERE name = ?")) {
+        try (PreparedStatement select =
+                c.prepareStatement("SELECT signing_secret FROM courier_rm_producer WHERE name = ?")) {
             select.setString(1, name);
             try (ResultSet rows = select.executeQuery()) {
                 return rows.next() ? Optional.ofNullable(rows.getString(1)) : Optional.empty();
@@ -101,8 +121,8 @@ class ReliableStore {
 
     /** Replaces a producer's signing secret. @return false when there is no such producer */
     boolean replaceSecret(Connection c, String name, String secret, Instant now) throws SQLException {
-        try (PreparedStatement update = c.prepareStatement("UPDATE courier_rm_producer SET signing_secret = ?, "
-                + "updated_at = ? WHERE name = ?")) {
+        try (PreparedStatement update = c.prepareStatement(
+                "UPDATE courier_rm_producer SET signing_secret = ?, " + "updated_at = ? WHERE name = ?")) {
             update.setString(1, secret);
             update.setTimestamp(2, ts(now), Columns.utc());
             update.setString(3, name);
@@ -144,8 +164,11 @@ class ReliableStore {
                 List<Producer> producers = new ArrayList<>();
                 while (rows.next()) {
                     String notification = rows.getString(3);
-                    producers.add(new Producer(rows.getString(1), URI.create(rows.getString(2)),
-                            notification == null ? null : URI.create(notification), instant(rows, 4)));
+                    producers.add(new Producer(
+                            rows.getString(1),
+                            URI.create(rows.getString(2)),
+                            notification == null ? null : URI.create(notification),
+                            instant(rows, 4)));
                 }
                 return producers;
             }
@@ -153,8 +176,7 @@ class ReliableStore {
     }
 
     /** Pending messages of a producer whose check-back is due, and the last error of its checks. */
-    record CheckStatus(long due, long pending, String lastError) {
-    }
+    record CheckStatus(long due, long pending, String lastError) {}
 
     CheckStatus checkStatus(Connection c, String producer, Instant now) throws SQLException {
         long pending;
@@ -169,8 +191,9 @@ class ReliableStore {
                 due = rows.getLong(2);
             }
         }
-        try (PreparedStatement select = c.prepareStatement("SELECT last_error FROM courier_rm_message WHERE producer = ? "
-                + "AND state = 'PENDING' AND last_error IS NOT NULL ORDER BY updated_at DESC FETCH FIRST 1 ROWS ONLY")) {
+        try (PreparedStatement select = c.prepareStatement(
+                "SELECT last_error FROM courier_rm_message WHERE producer = ? "
+                        + "AND state = 'PENDING' AND last_error IS NOT NULL ORDER BY updated_at DESC FETCH FIRST 1 ROWS ONLY")) {
             select.setString(1, producer);
             try (ResultSet rows = select.executeQuery()) {
                 return new CheckStatus(due, pending, rows.next() ? rows.getString(1) : null);
@@ -207,30 +230,36 @@ class ReliableStore {
     }
 
     /** One count of a grouping: its keys (as selected) and how many rows. */
-    record Count(List<String> keys, long count) {
-    }
+    record Count(List<String> keys, long count) {}
 
     /** Live messages by topic and state (PENDING, SENT, DEAD), from the topic index. */
     List<Count> messageCounts(Connection c) throws SQLException {
-        return counts(c, "SELECT topic, state, COUNT(*) FROM courier_rm_message WHERE state IN ('PENDING', 'SENT', "
-                + "'DEAD') GROUP BY topic, state", 2);
+        return counts(
+                c,
+                "SELECT topic, state, COUNT(*) FROM courier_rm_message WHERE state IN ('PENDING', 'SENT', "
+                        + "'DEAD') GROUP BY topic, state",
+                2);
     }
 
     /** Deliveries not yet consumed (DELIVERED, DEAD) by topic, subscriber and state. */
     List<Count> deliveryCounts(Connection c) throws SQLException {
-        return counts(c, "SELECT m.topic, d.subscriber, d.state, COUNT(*) FROM courier_rm_delivery d JOIN "
-                + "courier_rm_message m ON m.id = d.message_id WHERE d.state IN ('DELIVERED', 'DEAD') "
-                + "GROUP BY m.topic, d.subscriber, d.state", 3);
+        return counts(
+                c,
+                "SELECT m.topic, d.subscriber, d.state, COUNT(*) FROM courier_rm_delivery d JOIN "
+                        + "courier_rm_message m ON m.id = d.message_id WHERE d.state IN ('DELIVERED', 'DEAD') "
+                        + "GROUP BY m.topic, d.subscriber, d.state",
+                3);
     }
 
     /** Pending messages by producer. */
     List<Count> pendingByProducer(Connection c) throws SQLException {
-        return counts(c, "SELECT producer, COUNT(*) FROM courier_rm_message WHERE state = 'PENDING' GROUP BY producer",
-                1);
+        return counts(
+                c, "SELECT producer, COUNT(*) FROM courier_rm_message WHERE state = 'PENDING' GROUP BY producer", 1);
     }
 
     private static List<Count> counts(Connection c, String sql, int keys) throws SQLException {
-        try (PreparedStatement select = c.prepareStatement(sql); ResultSet rows = select.executeQuery()) {
+        try (PreparedStatement select = c.prepareStatement(sql);
+                ResultSet rows = select.executeQuery()) {
             List<Count> counts = new ArrayList<>();
             while (rows.next()) {
                 List<String> values = new ArrayList<>(keys);
@@ -245,8 +274,8 @@ class ReliableStore {
 
     /** Sets a topic's grants (encoded, null for none), creating its row on first use. */
     void saveTopicGrants(Connection c, String topic, String grants, Instant now) throws SQLException {
-        try (PreparedStatement update = c.prepareStatement(
-                "UPDATE courier_rm_topic SET grants = ?, updated_at = ? WHERE name = ?")) {
+        try (PreparedStatement update =
+                c.prepareStatement("UPDATE courier_rm_topic SET grants = ?, updated_at = ? WHERE name = ?")) {
             update.setString(1, grants);
             update.setTimestamp(2, ts(now), Columns.utc());
             update.setString(3, topic);
@@ -254,8 +283,8 @@ class ReliableStore {
                 return;
             }
         }
-        try (PreparedStatement insert = c.prepareStatement(
-                "INSERT INTO courier_rm_topic (name, grants, updated_at) VALUES (?, ?, ?)")) {
+        try (PreparedStatement insert =
+                c.prepareStatement("INSERT INTO courier_rm_topic (name, grants, updated_at) VALUES (?, ?, ?)")) {
             insert.setString(1, topic);
             insert.setString(2, grants);
             insert.setTimestamp(3, ts(now), Columns.utc());
@@ -281,8 +310,7 @@ class ReliableStore {
     }
 
     /** A message's topic and that topic's encoded grants (null: none). */
-    record TopicOf(String topic, String grants) {
-    }
+    record TopicOf(String topic, String grants) {}
 
     /** The topic of message {@code id} with its grants; empty for no such message. */
     Optional<TopicOf> topicOf(Connection c, String id) throws SQLException {
@@ -290,8 +318,7 @@ class ReliableStore {
                 + "LEFT JOIN courier_rm_topic t ON t.name = m.topic WHERE m.id = ?")) {
             select.setString(1, id);
             try (ResultSet rows = select.executeQuery()) {
-                return rows.next() ? Optional.of(new TopicOf(rows.getString(1), rows.getString(2)))
-                        : Optional.empty();
+                return rows.next() ? Optional.of(new TopicOf(rows.getString(1), rows.getString(2))) : Optional.empty();
             }
         }
     }
@@ -306,8 +333,8 @@ class ReliableStore {
             try (ResultSet rows = select.executeQuery()) {
                 List<Subscriber> subscribers = new ArrayList<>();
                 while (rows.next()) {
-                    subscribers.add(new Subscriber(rows.getString(1), rows.getString(2), rows.getInt(3),
-                            Duration.ofMillis(rows.getLong(4))));
+                    subscribers.add(new Subscriber(
+                            rows.getString(1), rows.getString(2), rows.getInt(3), Duration.ofMillis(rows.getLong(4))));
                 }
                 return subscribers;
             }
@@ -338,8 +365,8 @@ class ReliableStore {
     }
 
     Optional<MessageRow> message(Connection c, String id) throws SQLException {
-        try (PreparedStatement select = c.prepareStatement(
-                "SELECT " + MESSAGE_COLUMNS + " FROM courier_rm_message WHERE id = ?")) {
+        try (PreparedStatement select =
+                c.prepareStatement("SELECT " + MESSAGE_COLUMNS + " FROM courier_rm_message WHERE id = ?")) {
             select.setString(1, id);
             try (ResultSet rows = select.executeQuery()) {
                 return rows.next() ? Optional.of(messageRow(rows)) : Optional.empty();
@@ -361,8 +388,8 @@ class ReliableStore {
                 }
             }
         }
-        try (PreparedStatement touch = c.prepareStatement(
-                "UPDATE courier_rm_message SET version = version + 1 WHERE id = ?")) {
+        try (PreparedStatement touch =
+                c.prepareStatement("UPDATE courier_rm_message SET version = version + 1 WHERE id = ?")) {
             touch.setString(1, id);
             if (touch.executeUpdate() == 0) {
                 return Optional.empty();
@@ -372,11 +399,19 @@ class ReliableStore {
     }
 
     /** Moves a locked message to {@code state}, with an optional new payload and headers. */
-    void moveMessage(Connection c, MessageRow m, MessageState state, String payload, String headers, Instant now,
-            boolean finished) throws SQLException {
+    void moveMessage(
+            Connection c,
+            MessageRow m,
+            MessageState state,
+            String payload,
+            String headers,
+            Instant now,
+            boolean finished)
+            throws SQLException {
         m.state().requireMoveTo(state);
-        try (PreparedStatement update = c.prepareStatement("UPDATE courier_rm_message SET state = ?, payload = ?, "
-                + "headers = ?, next_check_at = ?, updated_at = ?, finished_at = ?, version = version + 1 WHERE id = ?")) {
+        try (PreparedStatement update = c.prepareStatement(
+                "UPDATE courier_rm_message SET state = ?, payload = ?, "
+                        + "headers = ?, next_check_at = ?, updated_at = ?, finished_at = ?, version = version + 1 WHERE id = ?")) {
             update.setString(1, state.name());
             update.setString(2, payload);
             update.setString(3, headers);
@@ -390,23 +425,34 @@ class ReliableStore {
 
     /** Resets the check count of a message resumed from dead. */
     void resetChecks(Connection c, String id) throws SQLException {
-        try (PreparedStatement update = c.prepareStatement(
-                "UPDATE courier_rm_message SET checks = 0, last_error = NULL WHERE id = ?")) {
+        try (PreparedStatement update =
+                c.prepareStatement("UPDATE courier_rm_message SET checks = 0, last_error = NULL WHERE id = ?")) {
             update.setString(1, id);
             update.executeUpdate();
         }
     }
 
     static MessageRow messageRow(ResultSet rows) throws SQLException {
-        return new MessageRow(rows.getString(1), rows.getString(2), rows.getString(3),
-                MessageState.valueOf(rows.getString(4)), rows.getString(5), rows.getString(6), rows.getLong(7),
-                instant(rows, 8), rows.getInt(9), instant(rows, 10), rows.getString(11), rows.getLong(12),
-                instant(rows, 13), instant(rows, 14));
+        return new MessageRow(
+                rows.getString(1),
+                rows.getString(2),
+                rows.getString(3),
+                MessageState.valueOf(rows.getString(4)),
+                rows.getString(5),
+                rows.getString(6),
+                rows.getLong(7),
+                instant(rows, 8),
+                rows.getInt(9),
+                instant(rows, 10),
+                rows.getString(11),
+                rows.getLong(12),
+                instant(rows, 13),
+                instant(rows, 14));
     }
 
     List<MessageRow> query(Connection c, MessageQuery q) throws SQLException {
-        StringBuilder sql = new StringBuilder("SELECT " + MESSAGE_COLUMNS.replaceAll("(^|, )", "$1m.")
-                + " FROM courier_rm_message m WHERE 1 = 1");
+        StringBuilder sql = new StringBuilder(
+                "SELECT " + MESSAGE_COLUMNS.replaceAll("(^|, )", "$1m.") + " FROM courier_rm_message m WHERE 1 = 1");
         List<String> args = new ArrayList<>();
         if (q.state() != null) {
             sql.append(" AND m.state = ?");
@@ -421,7 +467,8 @@ class ReliableStore {
             args.add(q.producer());
         }
         if (q.subscriber() != null) {
-            sql.append(" AND EXISTS (SELECT 1 FROM courier_rm_delivery d WHERE d.message_id = m.id AND d.subscriber = ?");
+            sql.append(
+                    " AND EXISTS (SELECT 1 FROM courier_rm_delivery d WHERE d.message_id = m.id AND d.subscriber = ?");
             args.add(q.subscriber());
             if (q.deliveryState() != null) {
                 sql.append(" AND d.state = ?");
@@ -450,9 +497,15 @@ class ReliableStore {
     // --- check-back claims
 
     /** A due check-back claimed by this server: its version fences what the check's answer may change. */
-    record ClaimedCheck(String id, String producer, URI checkBackUrl, String secret, int checks, long version,
-            Instant leaseUntil, Instant createdAt) {
-    }
+    record ClaimedCheck(
+            String id,
+            String producer,
+            URI checkBackUrl,
+            String secret,
+            int checks,
+            long version,
+            Instant leaseUntil,
+            Instant createdAt) {}
 
     /**
      * Claims up to {@code limit} pending messages whose check-back is due, by moving their check time to
@@ -460,15 +513,22 @@ class ReliableStore {
      */
     List<ClaimedCheck> claimChecks(Connection c, Instant now, Instant leaseUntil, int limit) throws SQLException {
         List<ClaimedCheck> due = new ArrayList<>();
-        try (PreparedStatement select = c.prepareStatement("SELECT m.id, m.producer, p.check_back_url, m.checks, "
-                + "m.version, p.signing_secret, m.created_at FROM courier_rm_message m JOIN courier_rm_producer p ON p.name = m.producer "
-                + "WHERE m.state = 'PENDING' AND m.next_check_at <= ? ORDER BY m.next_check_at FETCH FIRST ? ROWS ONLY")) {
+        try (PreparedStatement select = c.prepareStatement(
+                "SELECT m.id, m.producer, p.check_back_url, m.checks, "
+                        + "m.version, p.signing_secret, m.created_at FROM courier_rm_message m JOIN courier_rm_producer p ON p.name = m.producer "
+                        + "WHERE m.state = 'PENDING' AND m.next_check_at <= ? ORDER BY m.next_check_at FETCH FIRST ? ROWS ONLY")) {
             select.setTimestamp(1, ts(now), Columns.utc());
             select.setInt(2, limit);
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
-                    due.add(new ClaimedCheck(rows.getString(1), rows.getString(2), URI.create(rows.getString(3)),
-                            rows.getString(6), rows.getInt(4), rows.getLong(5), leaseUntil,
+                    due.add(new ClaimedCheck(
+                            rows.getString(1),
+                            rows.getString(2),
+                            URI.create(rows.getString(3)),
+                            rows.getString(6),
+                            rows.getInt(4),
+                            rows.getLong(5),
+                            leaseUntil,
                             instant(rows, 7)));
                 }
             }
@@ -481,8 +541,15 @@ class ReliableStore {
                 claim.setString(2, check.id());
                 claim.setLong(3, check.version());
                 if (exactlyOneOrNone(claim.executeUpdate())) {
-                    claimed.add(new ClaimedCheck(check.id(), check.producer(), check.checkBackUrl(), check.secret(),
-                            check.checks(), check.version() + 1, leaseUntil, check.createdAt()));
+                    claimed.add(new ClaimedCheck(
+                            check.id(),
+                            check.producer(),
+                            check.checkBackUrl(),
+                            check.secret(),
+                            check.checks(),
+                            check.version() + 1,
+                            leaseUntil,
+                            check.createdAt()));
                 }
             }
         }
@@ -490,8 +557,8 @@ class ReliableStore {
     }
 
     /** Sets the next check time of a claimed message, counting a check or not. @return false if it moved on */
-    boolean rescheduleCheck(Connection c, ClaimedCheck check, Instant next, boolean counted, String error,
-            Instant now) throws SQLException {
+    boolean rescheduleCheck(Connection c, ClaimedCheck check, Instant next, boolean counted, String error, Instant now)
+            throws SQLException {
         try (PreparedStatement update = c.prepareStatement("UPDATE courier_rm_message SET next_check_at = ?, "
                 + "checks = checks + ?, last_error = ?, updated_at = ?, version = version + 1 "
                 + "WHERE id = ? AND version = ? AND state = 'PENDING'")) {
@@ -541,8 +608,8 @@ class ReliableStore {
 
     private static List<DeliveryRow> deliveries(Connection c, String where, String first, String second)
             throws SQLException {
-        try (PreparedStatement select = c.prepareStatement(
-                "SELECT " + DELIVERY_COLUMNS + " FROM courier_rm_delivery WHERE " + where)) {
+        try (PreparedStatement select =
+                c.prepareStatement("SELECT " + DELIVERY_COLUMNS + " FROM courier_rm_delivery WHERE " + where)) {
             select.setString(1, first);
             if (second != null) {
                 select.setString(2, second);
@@ -558,16 +625,31 @@ class ReliableStore {
     }
 
     static DeliveryRow deliveryRow(ResultSet rows) throws SQLException {
-        return new DeliveryRow(rows.getString(10), rows.getString(1), DeliveryState.valueOf(rows.getString(2)),
-                rows.getInt(3), rows.getInt(4), rows.getLong(8), instant(rows, 6), rows.getString(5),
-                instant(rows, 7), rows.getLong(9));
+        return new DeliveryRow(
+                rows.getString(10),
+                rows.getString(1),
+                DeliveryState.valueOf(rows.getString(2)),
+                rows.getInt(3),
+                rows.getInt(4),
+                rows.getLong(8),
+                instant(rows, 6),
+                rows.getString(5),
+                instant(rows, 7),
+                rows.getLong(9));
     }
 
     /**
      * Moves a delivery (fenced by its version) to {@code state}. @return false if it changed since it was read
      */
-    boolean moveDelivery(Connection c, DeliveryRow d, DeliveryState state, int attempts, Instant nextAttemptAt,
-            String error, Instant consumedAt) throws SQLException {
+    boolean moveDelivery(
+            Connection c,
+            DeliveryRow d,
+            DeliveryState state,
+            int attempts,
+            Instant nextAttemptAt,
+            String error,
+            Instant consumedAt)
+            throws SQLException {
         d.state().requireMoveTo(state);
         try (PreparedStatement update = c.prepareStatement("UPDATE courier_rm_delivery SET state = ?, attempts = ?, "
                 + "next_attempt_at = ?, last_error = ?, consumed_at = ?, version = version + 1 "
@@ -585,8 +667,8 @@ class ReliableStore {
     }
 
     long unconsumed(Connection c, String messageId) throws SQLException {
-        try (PreparedStatement select = c.prepareStatement("SELECT COUNT(*) FROM courier_rm_delivery "
-                + "WHERE message_id = ? AND state <> 'CONSUMED'")) {
+        try (PreparedStatement select = c.prepareStatement(
+                "SELECT COUNT(*) FROM courier_rm_delivery " + "WHERE message_id = ? AND state <> 'CONSUMED'")) {
             select.setString(1, messageId);
             try (ResultSet rows = select.executeQuery()) {
                 rows.next();
@@ -596,21 +678,20 @@ class ReliableStore {
     }
 
     /** A due delivery with its message's topic (which names the subscriber's queue). */
-    record DueDelivery(DeliveryRow row, String topic, Instant createdAt) {
-    }
+    record DueDelivery(DeliveryRow row, String topic, Instant createdAt) {}
 
     /** Deliveries whose report is overdue (or whose failure's backoff ran out), oldest first. */
     List<DueDelivery> dueDeliveries(Connection c, Instant now, int limit) throws SQLException {
-        try (PreparedStatement select = c.prepareStatement("SELECT " + DELIVERY_COLUMNS.replaceAll("(^|, )", "$1d.")
-                + ", m.topic, m.created_at FROM courier_rm_delivery d JOIN courier_rm_message m ON m.id = d.message_id "
-                + "WHERE d.state = 'DELIVERED' AND d.next_attempt_at <= ? ORDER BY d.next_attempt_at FETCH FIRST ? ROWS ONLY")) {
+        try (PreparedStatement select = c.prepareStatement(
+                "SELECT " + DELIVERY_COLUMNS.replaceAll("(^|, )", "$1d.")
+                        + ", m.topic, m.created_at FROM courier_rm_delivery d JOIN courier_rm_message m ON m.id = d.message_id "
+                        + "WHERE d.state = 'DELIVERED' AND d.next_attempt_at <= ? ORDER BY d.next_attempt_at FETCH FIRST ? ROWS ONLY")) {
             select.setTimestamp(1, ts(now), Columns.utc());
             select.setInt(2, limit);
             try (ResultSet rows = select.executeQuery()) {
                 List<DueDelivery> found = new ArrayList<>();
                 while (rows.next()) {
-                    found.add(new DueDelivery(deliveryRow(rows), rows.getString(11),
-                            instant(rows, 12)));
+                    found.add(new DueDelivery(deliveryRow(rows), rows.getString(11), instant(rows, 12)));
                 }
                 return found;
             }
@@ -637,8 +718,8 @@ class ReliableStore {
         }
     }
 
-    void record(Connection c, String messageId, String subscriber, Enum<?> from, Enum<?> to, String reason,
-            Instant at) throws SQLException {
+    void record(Connection c, String messageId, String subscriber, Enum<?> from, Enum<?> to, String reason, Instant at)
+            throws SQLException {
         record(c, List.of(new Moved(messageId, subscriber, from, to, reason)), at);
     }
 
@@ -673,8 +754,13 @@ class ReliableStore {
             try (ResultSet rows = select.executeQuery()) {
                 List<Change> changes = new ArrayList<>();
                 while (rows.next()) {
-                    changes.add(new Change(instant(rows, 1), rows.getString(2), rows.getString(3), rows.getString(4),
-                            rows.getString(5), rows.getString(6)));
+                    changes.add(new Change(
+                            instant(rows, 1),
+                            rows.getString(2),
+                            rows.getString(3),
+                            rows.getString(4),
+                            rows.getString(5),
+                            rows.getString(6)));
                 }
                 return changes;
             }
@@ -683,8 +769,16 @@ class ReliableStore {
 
     // --- notices
 
-    void insertNotice(Connection c, String id, String producer, String messageId, String subscriber, String kind,
-            String body, Instant now) throws SQLException {
+    void insertNotice(
+            Connection c,
+            String id,
+            String producer,
+            String messageId,
+            String subscriber,
+            String kind,
+            String body,
+            Instant now)
+            throws SQLException {
         try (PreparedStatement insert = c.prepareStatement("INSERT INTO courier_rm_notice (id, producer, message_id, "
                 + "subscriber, kind, body, attempts, next_attempt_at, version, created_at) "
                 + "VALUES (?, ?, ?, ?, ?, ?, 0, ?, 0, ?)")) {
@@ -701,21 +795,26 @@ class ReliableStore {
     }
 
     /** A notice claimed for sending. */
-    record ClaimedNotice(String id, URI url, String secret, String body, int attempts, long version) {
-    }
+    record ClaimedNotice(String id, URI url, String secret, String body, int attempts, long version) {}
 
     List<ClaimedNotice> claimNotices(Connection c, Instant now, Instant leaseUntil, int limit) throws SQLException {
         List<ClaimedNotice> due = new ArrayList<>();
-        try (PreparedStatement select = c.prepareStatement("SELECT n.id, p.notification_url, n.body, n.attempts, "
-                + "n.version, p.signing_secret FROM courier_rm_notice n JOIN courier_rm_producer p ON p.name = n.producer "
-                + "WHERE n.sent_at IS NULL AND n.next_attempt_at <= ? ORDER BY n.next_attempt_at FETCH FIRST ? ROWS ONLY")) {
+        try (PreparedStatement select = c.prepareStatement(
+                "SELECT n.id, p.notification_url, n.body, n.attempts, "
+                        + "n.version, p.signing_secret FROM courier_rm_notice n JOIN courier_rm_producer p ON p.name = n.producer "
+                        + "WHERE n.sent_at IS NULL AND n.next_attempt_at <= ? ORDER BY n.next_attempt_at FETCH FIRST ? ROWS ONLY")) {
             select.setTimestamp(1, ts(now), Columns.utc());
             select.setInt(2, limit);
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
                     String url = rows.getString(2);
-                    due.add(new ClaimedNotice(rows.getString(1), url == null ? null : URI.create(url),
-                            rows.getString(6), rows.getString(3), rows.getInt(4), rows.getLong(5)));
+                    due.add(new ClaimedNotice(
+                            rows.getString(1),
+                            url == null ? null : URI.create(url),
+                            rows.getString(6),
+                            rows.getString(3),
+                            rows.getInt(4),
+                            rows.getLong(5)));
                 }
             }
         }
@@ -727,8 +826,13 @@ class ReliableStore {
                 claim.setString(2, notice.id());
                 claim.setLong(3, notice.version());
                 if (exactlyOneOrNone(claim.executeUpdate())) {
-                    claimed.add(new ClaimedNotice(notice.id(), notice.url(), notice.secret(), notice.body(),
-                            notice.attempts(), notice.version() + 1));
+                    claimed.add(new ClaimedNotice(
+                            notice.id(),
+                            notice.url(),
+                            notice.secret(),
+                            notice.body(),
+                            notice.attempts(),
+                            notice.version() + 1));
                 }
             }
         }
@@ -758,8 +862,8 @@ class ReliableStore {
         // The outbox first, explicitly: the relay takes the outbox before the ledger, and a cascade from the
         // message row would take them the other way round (on Derby, whose table locks then deadlocked).
         for (String table : List.of("courier_rm_outbox", "courier_rm_history", "courier_rm_notice")) {
-            try (PreparedStatement delete = c.prepareStatement(
-                    "DELETE FROM " + table + " WHERE message_id IN (" + finished + ")")) {
+            try (PreparedStatement delete =
+                    c.prepareStatement("DELETE FROM " + table + " WHERE message_id IN (" + finished + ")")) {
                 delete.setTimestamp(1, ts(before), Columns.utc());
                 delete.executeUpdate();
             }

@@ -16,6 +16,5 @@ public record Report(String messageId, String subscriber, boolean consumed, Stri
     }
 
     /** What became of one report of a batch: the message's outcome, or the problem that refused it. */
-    public record Result(Report report, Outcome outcome, ProblemException problem) {
-    }
+    public record Result(Report report, Outcome outcome, ProblemException problem) {}
 }

@@ -14,6 +14,5 @@ public record Settle(String messageId, boolean committed) {
     }
 
     /** What became of one settle of a batch: the message's outcome, or the problem that refused it. */
-    public record Result(Settle settle, Outcome outcome, ProblemException problem) {
-    }
+    public record Result(Settle settle, Outcome outcome, ProblemException problem) {}
 }

@@ -8,8 +8,7 @@ import java.time.Instant;
 /** Puts Courier's signature ({@link CallSignature}) on a call to a producer: a check-back or a notification. */
 final class Signer {
 
-    private Signer() {
-    }
+    private Signer() {}
 
     /**
      * Adds the timestamp and signature headers for {@code secret}; a producer registered before signing existed

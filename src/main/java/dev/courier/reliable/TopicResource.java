@@ -2,13 +2,13 @@ package dev.courier.reliable;
 
 import dev.courier.access.Grants;
 import dev.courier.audit.Audited;
+import dev.courier.platform.Json;
+import dev.courier.platform.JsonRequest;
+import dev.courier.platform.ProblemException;
 import dev.courier.web.Roles;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.ApplicationScoped;
-import dev.courier.platform.JsonRequest;
-import dev.courier.platform.ProblemException;
 import jakarta.inject.Inject;
-import dev.courier.platform.Json;
 import jakarta.json.JsonArrayBuilder;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
@@ -48,10 +48,14 @@ public class TopicResource {
         // bean marks its local transaction containment and Liberty logs that at ERROR.
         Names.check("topic", topic);
         Names.check("name", name);
-        boolean created = topics.subscribe(topic, name, request.integer("retryLimit", 0, 1000).orElse(null),
+        boolean created = topics.subscribe(
+                topic,
+                name,
+                request.integer("retryLimit", 0, 1000).orElse(null),
                 request.seconds("deliveryTimeoutSeconds", 0.001, 86_400).orElse(null));
         return Response.status(created ? 201 : 200)
-                .entity(ReliableJson.topic(topic, topics.subscribers(topic), topics.grants(topic))).build();
+                .entity(ReliableJson.topic(topic, topics.subscribers(topic), topics.grants(topic)))
+                .build();
     }
 
     /**
@@ -64,8 +68,11 @@ public class TopicResource {
     @Path("{topic}")
     @Consumes(MediaType.APPLICATION_JSON)
     public JsonObject define(@PathParam("topic") String topic, JsonValue body) {
-        Grants grants = JsonRequest.of(body).value("grants").map(Grants::fromJson)
-                .orElseThrow(() -> ProblemException.invalid("'grants' is required: {\"send\": [...], \"consume\": [...]}"));
+        Grants grants = JsonRequest.of(body)
+                .value("grants")
+                .map(Grants::fromJson)
+                .orElseThrow(
+                        () -> ProblemException.invalid("'grants' is required: {\"send\": [...], \"consume\": [...]}"));
         topics.grant(topic, grants);
         return ReliableJson.topic(topic, topics.subscribersOf(topic), grants);
     }
@@ -77,8 +84,8 @@ public class TopicResource {
                 .collect(Collectors.groupingBy(Subscriber::topic, LinkedHashMap::new, Collectors.toList()));
         Map<String, Grants> grants = topics.grants();
         JsonArrayBuilder all = Json.createArrayBuilder();
-        byTopic.forEach((topic, subscribers) -> all.add(ReliableJson.topic(topic, subscribers,
-                grants.getOrDefault(topic, Grants.NONE))));
+        byTopic.forEach((topic, subscribers) ->
+                all.add(ReliableJson.topic(topic, subscribers, grants.getOrDefault(topic, Grants.NONE))));
         return Json.createObjectBuilder().add("topics", all).build();
     }
 

@@ -50,13 +50,16 @@ public class Topics {
      */
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public boolean subscribe(String topic, String name, Integer retryLimit, Duration deliveryTimeout) {
-        Subscriber subscriber = new Subscriber(Names.check("topic", topic), Names.check("name", name),
+        Subscriber subscriber = new Subscriber(
+                Names.check("topic", topic),
+                Names.check("name", name),
                 retryLimit == null ? settings.retryLimit : retryLimit,
                 deliveryTimeout == null ? settings.deliveryTimeout : deliveryTimeout);
         if (subscriber.retryLimit() < 0 || subscriber.retryLimit() > 1000) {
             throw ProblemException.invalid("'retryLimit' must be from 0 to 1000");
         }
-        if (subscriber.deliveryTimeout().toMillis() < 1 || subscriber.deliveryTimeout().compareTo(Duration.ofDays(1)) > 0) {
+        if (subscriber.deliveryTimeout().toMillis() < 1
+                || subscriber.deliveryTimeout().compareTo(Duration.ofDays(1)) > 0) {
             throw ProblemException.invalid("'deliveryTimeoutSeconds' must be from 0.001 to 86400");
         }
         if (publisher.subscribe(topic, name)) {

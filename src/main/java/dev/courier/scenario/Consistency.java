@@ -28,12 +28,18 @@ public class Consistency {
      * @param duplicated orders with more than one reservation, or rejected and reserved
      * @param orphaned reservations whose order does not exist
      */
-    public record Counts(long orders, long reserved, long rejected, long pending, long missing, long duplicated,
-            long orphaned) {
+    public record Counts(
+            long orders, long reserved, long rejected, long pending, long missing, long duplicated, long orphaned) {
 
         Counts plus(Counts o) {
-            return new Counts(orders + o.orders, reserved + o.reserved, rejected + o.rejected, pending + o.pending,
-                    missing + o.missing, duplicated + o.duplicated, orphaned + o.orphaned);
+            return new Counts(
+                    orders + o.orders,
+                    reserved + o.reserved,
+                    rejected + o.rejected,
+                    pending + o.pending,
+                    missing + o.missing,
+                    duplicated + o.duplicated,
+                    orphaned + o.orphaned);
         }
     }
 
@@ -56,15 +62,16 @@ public class Consistency {
                 Connection stock = inventory.dataSource().getConnection()) {
             Map<String, long[]> reservations = new HashMap<>(); // order id -> {count, mode ordinal}
             try (PreparedStatement select = stock.prepareStatement(
-                    "SELECT order_id, mode, COUNT(*) FROM scenario_reservation GROUP BY order_id, mode");
+                            "SELECT order_id, mode, COUNT(*) FROM scenario_reservation GROUP BY order_id, mode");
                     ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
-                    long[] entry = reservations.computeIfAbsent(rows.getString(1),
-                            id -> new long[] {0, Mode.of(modeOf(rows)).ordinal()});
+                    long[] entry = reservations.computeIfAbsent(rows.getString(1), id ->
+                            new long[] {0, Mode.of(modeOf(rows)).ordinal()});
                     entry[0] += rows.getLong(3);
                 }
             }
-            Map<Mode, long[]> counts = new EnumMap<>(Mode.class); // orders reserved rejected pending missing duplicated orphaned
+            Map<Mode, long[]> counts =
+                    new EnumMap<>(Mode.class); // orders reserved rejected pending missing duplicated orphaned
             for (Mode mode : Mode.values()) {
                 counts.put(mode, new long[7]);
             }
@@ -99,7 +106,8 @@ public class Consistency {
             Map<Mode, Counts> modes = new EnumMap<>(Mode.class);
             counts.forEach((mode, c) -> modes.put(mode, new Counts(c[0], c[1], c[2], c[3], c[4], c[5], c[6])));
             long negative;
-            try (PreparedStatement select = stock.prepareStatement("SELECT COUNT(*) FROM scenario_stock WHERE available < 0");
+            try (PreparedStatement select =
+                            stock.prepareStatement("SELECT COUNT(*) FROM scenario_stock WHERE available < 0");
                     ResultSet rows = select.executeQuery()) {
                 rows.next();
                 negative = rows.getLong(1);

@@ -56,14 +56,16 @@ public class Inventory {
     /** Sets the stock of {@code sku} to {@code available} (creating the item). */
     public void stock(String sku, int available) {
         try (Connection c = dataSource.getConnection()) {
-            try (PreparedStatement update = c.prepareStatement("UPDATE scenario_stock SET available = ? WHERE sku = ?")) {
+            try (PreparedStatement update =
+                    c.prepareStatement("UPDATE scenario_stock SET available = ? WHERE sku = ?")) {
                 update.setInt(1, available);
                 update.setString(2, sku);
                 if (update.executeUpdate() == 1) {
                     return;
                 }
             }
-            try (PreparedStatement insert = c.prepareStatement("INSERT INTO scenario_stock (sku, available) VALUES (?, ?)")) {
+            try (PreparedStatement insert =
+                    c.prepareStatement("INSERT INTO scenario_stock (sku, available) VALUES (?, ?)")) {
                 insert.setString(1, sku);
                 insert.setInt(2, available);
                 insert.executeUpdate();

@@ -40,8 +40,8 @@ public class InventorySchema {
                     }
                 }
             }
-            try (java.sql.PreparedStatement insert = c.prepareStatement(
-                    "INSERT INTO scenario_stock (sku, available) VALUES (?, ?)")) {
+            try (java.sql.PreparedStatement insert =
+                    c.prepareStatement("INSERT INTO scenario_stock (sku, available) VALUES (?, ?)")) {
                 insert.setString(1, Order.DEFAULT_SKU);
                 insert.setInt(2, 1_000_000_000);
                 insert.executeUpdate();

@@ -9,6 +9,7 @@ public record Order(String id, Mode mode, String sku, int quantity) {
 
     /** The seeded item with ample stock that an order without a sku buys. */
     public static final String DEFAULT_SKU = "widget";
+
     private static final Pattern SKU = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_-]{0,62}");
 
     public Order {

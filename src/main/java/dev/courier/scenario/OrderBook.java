@@ -23,15 +23,17 @@ class OrderBook {
     private Clock clock;
 
     void insert(Order order, OrderState state) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement insert = c.prepareStatement(
-                "INSERT INTO scenario_order (id, mode, sku, quantity, state, created_at, settled_at) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement insert = c.prepareStatement(
+                        "INSERT INTO scenario_order (id, mode, sku, quantity, state, created_at, settled_at) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
             insert.setString(1, order.id());
             insert.setString(2, order.mode().wire());
             insert.setString(3, order.sku());
             insert.setInt(4, order.quantity());
             insert.setString(5, state.name());
             insert.setTimestamp(6, Columns.timestamp(clock.instant()), Columns.utc());
-            insert.setTimestamp(7, state == OrderState.PLACED ? null : Columns.timestamp(clock.instant()), Columns.utc());
+            insert.setTimestamp(
+                    7, state == OrderState.PLACED ? null : Columns.timestamp(clock.instant()), Columns.utc());
             insert.executeUpdate();
         } catch (SQLException e) {
             throw new IllegalStateException("writing the order failed", e);
@@ -40,8 +42,9 @@ class OrderBook {
 
     /** Records the inventory's answer for a PLACED order; a repeated answer changes nothing. */
     void settle(String orderId, OrderState outcome) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement update = c.prepareStatement(
-                "UPDATE scenario_order SET state = ?, settled_at = ? WHERE id = ? AND state = 'PLACED'")) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement update = c.prepareStatement(
+                        "UPDATE scenario_order SET state = ?, settled_at = ? WHERE id = ? AND state = 'PLACED'")) {
             update.setString(1, outcome.name());
             update.setTimestamp(2, Columns.timestamp(clock.instant()), Columns.utc());
             update.setString(3, orderId);

@@ -6,5 +6,7 @@ package dev.courier.scenario;
  * order is compensated (asynchronous modes; XA refuses such an order at once). Only PLACED moves.
  */
 public enum OrderState {
-    PLACED, RESERVED, REJECTED
+    PLACED,
+    RESERVED,
+    REJECTED
 }

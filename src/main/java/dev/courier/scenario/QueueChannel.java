@@ -1,5 +1,6 @@
 package dev.courier.scenario;
 
+import dev.courier.platform.Json;
 import dev.courier.queue.Payload;
 import dev.courier.queue.QueueName;
 import dev.courier.queue.SendOptions;
@@ -8,7 +9,6 @@ import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
-import dev.courier.platform.Json;
 
 /**
  * Queue mode, orders side: the order (PLACED) and its message on the transactional queue {@code scenario_orders},
@@ -28,8 +28,14 @@ public class QueueChannel {
 
     public OrderState place(Order order) {
         book.insert(order, OrderState.PLACED);
-        queue.send(QUEUE, Payload.json(Json.createObjectBuilder().add("orderId", order.id()).add("sku", order.sku())
-                .add("quantity", order.quantity()).build()), SendOptions.now());
+        queue.send(
+                QUEUE,
+                Payload.json(Json.createObjectBuilder()
+                        .add("orderId", order.id())
+                        .add("sku", order.sku())
+                        .add("quantity", order.quantity())
+                        .build()),
+                SendOptions.now());
         return OrderState.PLACED;
     }
 }

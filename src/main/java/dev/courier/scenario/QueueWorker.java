@@ -1,7 +1,7 @@
 package dev.courier.scenario;
 
-import dev.courier.platform.FaultInjection;
 import dev.courier.platform.Backoff;
+import dev.courier.platform.FaultInjection;
 import dev.courier.queue.Delivery;
 import dev.courier.queue.QueueSpec;
 import dev.courier.queue.Queues;

@@ -37,8 +37,8 @@ class QueueWorkerSteps {
             }
             OrderState outcome = inventory.reserve(order);
             // A concurrent copy of the same order waits here on the key, then fails and rolls back its reservation.
-            try (PreparedStatement insert = c.prepareStatement(
-                    "INSERT INTO scenario_inbox (order_id, outcome, created_at) VALUES (?, ?, ?)")) {
+            try (PreparedStatement insert =
+                    c.prepareStatement("INSERT INTO scenario_inbox (order_id, outcome, created_at) VALUES (?, ?, ?)")) {
                 insert.setString(1, order.id());
                 insert.setString(2, outcome.name());
                 insert.setTimestamp(3, Columns.timestamp(clock.instant()), Columns.utc());

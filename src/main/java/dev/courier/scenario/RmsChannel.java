@@ -1,10 +1,10 @@
 package dev.courier.scenario;
 
+import dev.courier.platform.Json;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
-import dev.courier.platform.Json;
 
 /**
  * RMS mode, orders side: the order (PLACED) and the producer helper's barrier row in one local transaction of the
@@ -24,8 +24,15 @@ public class RmsChannel {
     public OrderState place(Order order) {
         parties.requireReady();
         // The prepare's round trip first, holding no connection (see ReliableProducer).
-        parties.orders().send(RmsParties.ORDERS_TOPIC, Json.createObjectBuilder().add("orderId", order.id())
-                .add("sku", order.sku()).add("quantity", order.quantity()).build().toString());
+        parties.orders()
+                .send(
+                        RmsParties.ORDERS_TOPIC,
+                        Json.createObjectBuilder()
+                                .add("orderId", order.id())
+                                .add("sku", order.sku())
+                                .add("quantity", order.quantity())
+                                .build()
+                                .toString());
         book.insert(order, OrderState.PLACED);
         return OrderState.PLACED;
     }

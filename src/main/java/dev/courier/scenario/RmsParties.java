@@ -67,6 +67,7 @@ public class RmsParties {
     private Topics topics;
 
     private volatile boolean ready;
+
     @Inject
     private io.opentelemetry.api.trace.Tracer tracer;
 
@@ -77,8 +78,8 @@ public class RmsParties {
 
     @PostConstruct
     void wire() {
-        CourierApi courier = new HttpCourierApi(URI.create(courierUrl), Duration.ofSeconds(10), courierUser,
-                courierPassword.orElse(""));
+        CourierApi courier = new HttpCourierApi(
+                URI.create(courierUrl), Duration.ofSeconds(10), courierUser, courierPassword.orElse(""));
         orders = new ReliableProducer(courier, ORDERS_SERVICE, ordersDb, transactions);
         inventory = new ReliableProducer(courier, INVENTORY_SERVICE, inventoryDb, transactions);
         inventoryInbox = new ReliableConsumer(courier, "inventory", inventoryDb, transactions, tracer);
@@ -136,8 +137,18 @@ public class RmsParties {
      */
     boolean signedByCourier(String service, String timestamp, String signature, String method, String target) {
         String producer = "orders".equals(service) ? ORDERS_SERVICE : INVENTORY_SERVICE;
-        return producers.signingSecret(producer).map(secret -> CallSignature.verify(secret, timestamp, signature,
-                method, target, "", Instant.now(), CallSignature.DEFAULT_TOLERANCE)).orElse(false);
+        return producers
+                .signingSecret(producer)
+                .map(secret -> CallSignature.verify(
+                        secret,
+                        timestamp,
+                        signature,
+                        method,
+                        target,
+                        "",
+                        Instant.now(),
+                        CallSignature.DEFAULT_TOLERANCE))
+                .orElse(false);
     }
 
     DataSource ordersDb() {

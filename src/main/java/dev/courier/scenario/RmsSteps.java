@@ -1,6 +1,7 @@
 package dev.courier.scenario;
 
 import dev.courier.client.ReliableConsumer;
+import dev.courier.platform.Json;
 import jakarta.annotation.Resource;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
@@ -10,7 +11,6 @@ import jakarta.jms.ConnectionFactory;
 import jakarta.jms.JMSConsumer;
 import jakarta.jms.JMSContext;
 import jakarta.jms.Message;
-import dev.courier.platform.Json;
 import jakarta.json.JsonObject;
 import java.io.StringReader;
 
@@ -38,17 +38,25 @@ public class RmsSteps {
     /** @return false when no order message came within a second */
     public boolean reserveOne() {
         try (JMSContext jms = connectionFactory.createContext();
-                JMSConsumer consumer = jms.createConsumer(jms.createQueue(queue(RmsParties.ORDERS_TOPIC, "inventory")))) {
+                JMSConsumer consumer =
+                        jms.createConsumer(jms.createQueue(queue(RmsParties.ORDERS_TOPIC, "inventory")))) {
             Message message = consumer.receive(1000);
             if (message == null) {
                 return false;
             }
             consume(parties.inventoryInbox(), message, (id, payload) -> {
                 JsonObject body = json(payload);
-                Order order = new Order(body.getString("orderId"), Mode.RMS, body.getString("sku"), body.getInt("quantity"));
+                Order order =
+                        new Order(body.getString("orderId"), Mode.RMS, body.getString("sku"), body.getInt("quantity"));
                 OrderState outcome = inventory.reserve(order);
-                parties.inventory().send(RmsParties.REPLIES_TOPIC, Json.createObjectBuilder().add("orderId", order.id())
-                        .add("outcome", outcome.name()).build().toString());
+                parties.inventory()
+                        .send(
+                                RmsParties.REPLIES_TOPIC,
+                                Json.createObjectBuilder()
+                                        .add("orderId", order.id())
+                                        .add("outcome", outcome.name())
+                                        .build()
+                                        .toString());
             });
             return true;
         }

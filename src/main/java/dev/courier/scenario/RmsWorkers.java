@@ -45,22 +45,23 @@ public class RmsWorkers {
     @PostConstruct
     void start() {
         threads.newThread(() -> {
-            while (running.get() && !parties.ready()) {
-                try {
-                    parties.setUp();
-                } catch (Exception e) {
-                    LOG.info("rms mode not set up yet (" + e + "); retrying");
-                    pause(1000);
-                }
-            }
-            if (running.get()) {
-                for (int i = 0; i < CONSUMERS; i++) { // as many as the queue mode's workers
-                    int instance = i;
-                    threads.newThread(() -> loop(true, instance)).start();
-                    threads.newThread(() -> loop(false, instance)).start();
-                }
-            }
-        }).start();
+                    while (running.get() && !parties.ready()) {
+                        try {
+                            parties.setUp();
+                        } catch (Exception e) {
+                            LOG.info("rms mode not set up yet (" + e + "); retrying");
+                            pause(1000);
+                        }
+                    }
+                    if (running.get()) {
+                        for (int i = 0; i < CONSUMERS; i++) { // as many as the queue mode's workers
+                            int instance = i;
+                            threads.newThread(() -> loop(true, instance)).start();
+                            threads.newThread(() -> loop(false, instance)).start();
+                        }
+                    }
+                })
+                .start();
     }
 
     @PreDestroy

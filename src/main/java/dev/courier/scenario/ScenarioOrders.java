@@ -47,8 +47,8 @@ public class ScenarioOrders {
 
     /** The order's state. @throws ProblemException 404 for an unknown order */
     public OrderState state(String orderId) {
-        return book.state(orderId).orElseThrow(() -> new ProblemException(404, "Unknown order",
-                "there is no order '" + orderId + "'"));
+        return book.state(orderId)
+                .orElseThrow(() -> new ProblemException(404, "Unknown order", "there is no order '" + orderId + "'"));
     }
 
     /** Sets the stock of an item. */
@@ -62,6 +62,5 @@ public class ScenarioOrders {
     }
 
     /** What placing an order answered. */
-    public record Placed(String orderId, Mode mode, OrderState state) {
-    }
+    public record Placed(String orderId, Mode mode, OrderState state) {}
 }

@@ -1,13 +1,14 @@
 package dev.courier.scenario;
 
-import dev.courier.web.Roles;
-import jakarta.annotation.security.RolesAllowed;
-import jakarta.annotation.security.PermitAll;
-import jakarta.enterprise.context.ApplicationScoped;
+import dev.courier.client.CallSignature;
+import dev.courier.platform.Json;
 import dev.courier.platform.JsonRequest;
 import dev.courier.platform.ProblemException;
+import dev.courier.web.Roles;
+import jakarta.annotation.security.PermitAll;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import dev.courier.platform.Json;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
@@ -19,12 +20,11 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
-import dev.courier.client.CallSignature;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
-import jakarta.ws.rs.core.UriInfo;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
 
 /**
  * {@code /api/scenario}: the demo business over HTTP. {@code POST orders?mode=xa|rms|queue} {@code {"sku"?,
@@ -53,17 +53,27 @@ public class ScenarioResource {
     @Path("orders")
     public Response place(@QueryParam("mode") String mode, String body) {
         JsonRequest request = JsonRequest.parse(body);
-        ScenarioOrders.Placed placed = orders.place(Mode.of(mode), request.string("sku").orElse(null),
+        ScenarioOrders.Placed placed = orders.place(
+                Mode.of(mode),
+                request.string("sku").orElse(null),
                 request.integer("quantity", 1, 1000).orElse(1));
-        return Response.status(201).entity(Json.createObjectBuilder().add("orderId", placed.orderId())
-                .add("mode", placed.mode().wire()).add("state", placed.state().name()).build()).build();
+        return Response.status(201)
+                .entity(Json.createObjectBuilder()
+                        .add("orderId", placed.orderId())
+                        .add("mode", placed.mode().wire())
+                        .add("state", placed.state().name())
+                        .build())
+                .build();
     }
 
     @RolesAllowed({Roles.ADMIN, Roles.PRODUCER, Roles.CONSUMER})
     @GET
     @Path("orders/{id}")
     public JsonObject order(@PathParam("id") String id) {
-        return Json.createObjectBuilder().add("orderId", id).add("state", orders.state(id).name()).build();
+        return Json.createObjectBuilder()
+                .add("orderId", id)
+                .add("state", orders.state(id).name())
+                .build();
     }
 
     @RolesAllowed(Roles.ADMIN)
@@ -73,10 +83,13 @@ public class ScenarioResource {
     public JsonObject stock(JsonValue body) {
         JsonRequest request = JsonRequest.of(body);
         String sku = request.string("sku").orElseThrow(() -> ProblemException.invalid("'sku' is required"));
-        int quantity = request.integer("quantity", 0, 1_000_000_000).orElseThrow(
-                () -> ProblemException.invalid("'quantity' is required"));
+        int quantity = request.integer("quantity", 0, 1_000_000_000)
+                .orElseThrow(() -> ProblemException.invalid("'quantity' is required"));
         orders.stock(sku, quantity);
-        return Json.createObjectBuilder().add("sku", sku).add("available", quantity).build();
+        return Json.createObjectBuilder()
+                .add("sku", sku)
+                .add("available", quantity)
+                .build();
     }
 
     /** The slowed inventory instance's factor ({@link SlowConsumer}): {@code {"factor"}}, 1 = normal speed. */
@@ -93,7 +106,8 @@ public class ScenarioResource {
     @Path("slowdown")
     @Consumes(MediaType.APPLICATION_JSON)
     public JsonObject slowDown(JsonValue body) {
-        slow.slowDown(JsonRequest.of(body).integer("factor", 1, SlowConsumer.MAX_FACTOR)
+        slow.slowDown(JsonRequest.of(body)
+                .integer("factor", 1, SlowConsumer.MAX_FACTOR)
                 .orElseThrow(() -> ProblemException.invalid("'factor' is required")));
         return slowdown();
     }
@@ -106,8 +120,12 @@ public class ScenarioResource {
     @PermitAll
     @GET
     @Path("check-back/{service}")
-    public String checkBack(@PathParam("service") String service, @QueryParam("id") String id,
-            @Context UriInfo uri, @Context HttpHeaders headers) throws java.sql.SQLException {
+    public String checkBack(
+            @PathParam("service") String service,
+            @QueryParam("id") String id,
+            @Context UriInfo uri,
+            @Context HttpHeaders headers)
+            throws java.sql.SQLException {
         javax.sql.DataSource db = switch (service) {
             case "orders" -> parties.ordersDb();
             case "inventory" -> parties.inventoryDb();
@@ -115,10 +133,14 @@ public class ScenarioResource {
         };
         java.net.URI request = uri.getRequestUri();
         String target = request.getRawPath() + (request.getRawQuery() == null ? "" : "?" + request.getRawQuery());
-        if (!parties.signedByCourier(service, headers.getHeaderString(CallSignature.TIMESTAMP),
-                headers.getHeaderString(CallSignature.SIGNATURE), "GET", target)) {
-            throw new ProblemException(401, "Bad signature",
-                    "a check-back must carry Courier's signature for this service");
+        if (!parties.signedByCourier(
+                service,
+                headers.getHeaderString(CallSignature.TIMESTAMP),
+                headers.getHeaderString(CallSignature.SIGNATURE),
+                "GET",
+                target)) {
+            throw new ProblemException(
+                    401, "Bad signature", "a check-back must carry Courier's signature for this service");
         }
         if (id == null || id.isBlank() || id.length() > 36) {
             throw ProblemException.invalid("'id' must be a message id");
@@ -134,13 +156,22 @@ public class ScenarioResource {
         Consistency.Report report = consistency.check();
         JsonObjectBuilder modes = Json.createObjectBuilder();
         report.modes().forEach((mode, counts) -> modes.add(mode.wire(), counts(counts)));
-        return Json.createObjectBuilder().add("modes", modes).add("total", counts(report.total()))
-                .add("negativeStock", report.negativeStock()).build();
+        return Json.createObjectBuilder()
+                .add("modes", modes)
+                .add("total", counts(report.total()))
+                .add("negativeStock", report.negativeStock())
+                .build();
     }
 
     private static JsonObject counts(Consistency.Counts c) {
-        return Json.createObjectBuilder().add("orders", c.orders()).add("reserved", c.reserved())
-                .add("rejected", c.rejected()).add("pending", c.pending()).add("missing", c.missing())
-                .add("duplicated", c.duplicated()).add("orphaned", c.orphaned()).build();
+        return Json.createObjectBuilder()
+                .add("orders", c.orders())
+                .add("reserved", c.reserved())
+                .add("rejected", c.rejected())
+                .add("pending", c.pending())
+                .add("missing", c.missing())
+                .add("duplicated", c.duplicated())
+                .add("orphaned", c.orphaned())
+                .build();
     }
 }

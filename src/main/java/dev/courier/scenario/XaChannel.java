@@ -1,7 +1,7 @@
 package dev.courier.scenario;
 
-import dev.courier.twophase.XaOutcomes;
 import dev.courier.platform.FaultInjection;
+import dev.courier.twophase.XaOutcomes;
 import jakarta.annotation.Resource;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
@@ -22,6 +22,7 @@ public class XaChannel {
 
     /** The multicast address the OrderPlaced events are published to. */
     static final String EVENTS = "scenario.order-placed";
+
     static final String BEFORE_PUBLISH = "scenario.xa.before-publish";
 
     @Inject
@@ -53,8 +54,11 @@ public class XaChannel {
         slow.pace(Mode.XA, ThreadLocalRandom.current().nextInt(2), System.nanoTime() - start);
         faults.checkpoint(BEFORE_PUBLISH);
         try (JMSContext jms = connectionFactory.createContext()) {
-            jms.createProducer().setProperty("orderId", order.id())
-                    .send(jms.createTopic(EVENTS), "{\"orderId\":\"" + order.id() + "\",\"sku\":\"" + order.sku() + "\"}");
+            jms.createProducer()
+                    .setProperty("orderId", order.id())
+                    .send(
+                            jms.createTopic(EVENTS),
+                            "{\"orderId\":\"" + order.id() + "\",\"sku\":\"" + order.sku() + "\"}");
         }
         return OrderState.RESERVED;
     }

@@ -75,11 +75,12 @@ public class MessageTraces {
      * @return {@code headers} with {@code traceparent} set to the new span, or {@code headers} itself when nothing
      *         is recorded
      */
-    public Map<String, String> record(Passage passage, String system, String destination, String messageId,
-            Map<String, String> headers) {
+    public Map<String, String> record(
+            Passage passage, String system, String destination, String messageId, Map<String, String> headers) {
         headers = headers == null ? Map.of() : headers;
         Context parent = passage == Passage.SEND ? Context.current() : carried(headers);
-        var builder = tracer.spanBuilder(passage.operation + " " + destination).setSpanKind(passage.kind)
+        var builder = tracer.spanBuilder(passage.operation + " " + destination)
+                .setSpanKind(passage.kind)
                 .setParent(parent)
                 .setAttribute("messaging.system", system)
                 .setAttribute("messaging.operation.type", passage.operation)

@@ -23,7 +23,10 @@ public class XaOutcomes {
 
     /** Counts the current transaction's outcome once it ends. */
     public void count(String use) {
-        afterCommit.outcome(committed -> registry.counter("courier_xa_transactions", new Tag("use", use),
-                new Tag("outcome", committed ? "committed" : "rolled_back")).inc());
+        afterCommit.outcome(committed -> registry.counter(
+                        "courier_xa_transactions",
+                        new Tag("use", use),
+                        new Tag("outcome", committed ? "committed" : "rolled_back"))
+                .inc());
     }
 }

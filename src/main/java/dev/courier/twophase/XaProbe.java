@@ -29,6 +29,7 @@ public class XaProbe {
 
     /** Name of the JMS string property carrying the record id. */
     static final String RECORD_ID = "courierRecordId";
+
     static final String AFTER_WRITE = "twophase.probe.after-write";
     static final String AFTER_SEND = "twophase.probe.after-send";
 

@@ -18,9 +18,10 @@ import java.time.Clock;
  *
  * <p>The queue is named in {@code server.xml} ({@code jmsActivationSpec id="courier/XaProbeListener"}).
  */
-@MessageDriven(activationConfig = {
-    @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Queue")
-})
+@MessageDriven(
+        activationConfig = {
+            @ActivationConfigProperty(propertyName = "destinationType", propertyValue = "jakarta.jms.Queue")
+        })
 public class XaProbeListener implements MessageListener {
 
     static final String BEFORE_RECEIPT = "twophase.listener.before-receipt";
@@ -43,8 +44,12 @@ public class XaProbeListener implements MessageListener {
             }
             faults.checkpoint(BEFORE_RECEIPT);
             if (em.find(ProbeReceipt.class, recordId) == null) {
-                em.persist(new ProbeReceipt(recordId, message.getJMSMessageID(), message.getBody(String.class),
-                        message.getIntProperty("JMSXDeliveryCount"), clock.instant()));
+                em.persist(new ProbeReceipt(
+                        recordId,
+                        message.getJMSMessageID(),
+                        message.getBody(String.class),
+                        message.getIntProperty("JMSXDeliveryCount"),
+                        clock.instant()));
             }
         } catch (JMSException e) {
             // Rethrow: the container rolls back and the broker redelivers (or dead-letters) the message.

@@ -1,11 +1,11 @@
 package dev.courier.twophase;
 
+import dev.courier.platform.Json;
+import dev.courier.platform.ProblemException;
 import dev.courier.web.Roles;
 import jakarta.annotation.security.RolesAllowed;
 import jakarta.enterprise.context.ApplicationScoped;
-import dev.courier.platform.ProblemException;
 import jakarta.inject.Inject;
-import dev.courier.platform.Json;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -13,10 +13,10 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
-import jakarta.ws.rs.core.Context;
 
 /**
  * {@code /api/twophase/probes}: drives the XA probe over HTTP. {@code POST} records a body and sends its
@@ -29,8 +29,7 @@ import jakarta.ws.rs.core.Context;
 public class XaProbeResource {
 
     /** Request body of {@code POST}: {@code {"body": "..."}}. */
-    public record ProbeRequest(String body) {
-    }
+    public record ProbeRequest(String body) {}
 
     @Inject
     private XaProbe probe;
@@ -44,21 +43,27 @@ public class XaProbeResource {
         }
         ProbeRecord record = probe.record(request.body());
         return Response.created(uri.getAbsolutePathBuilder().path(record.id()).build())
-                .entity(view(record).build().toString()).build();
+                .entity(view(record).build().toString())
+                .build();
     }
 
     @RolesAllowed(Roles.ADMIN)
     @GET
     @Path("{id}")
     public String get(@PathParam("id") String id) {
-        ProbeRecord record = probe.find(id).orElseThrow(() ->
-                new ProblemException(404, "Not found", "no probe record " + id));
+        ProbeRecord record =
+                probe.find(id).orElseThrow(() -> new ProblemException(404, "Not found", "no probe record " + id));
         JsonObjectBuilder view = view(record);
-        probe.receipt(id).ifPresentOrElse(r -> view.add("receipt", Json.createObjectBuilder()
-                .add("messageId", r.messageId())
-                .add("body", r.body())
-                .add("deliveryCount", r.deliveryCount())
-                .add("receivedAt", r.receivedAt().toString())), () -> view.addNull("receipt"));
+        probe.receipt(id)
+                .ifPresentOrElse(
+                        r -> view.add(
+                                "receipt",
+                                Json.createObjectBuilder()
+                                        .add("messageId", r.messageId())
+                                        .add("body", r.body())
+                                        .add("deliveryCount", r.deliveryCount())
+                                        .add("receivedAt", r.receivedAt().toString())),
+                        () -> view.addNull("receipt"));
         return view.build().toString();
     }
 

@@ -35,14 +35,20 @@ public class ClearTextPasswords implements Filter {
             throws IOException, ServletException {
         HttpServletRequest http = (HttpServletRequest) request;
         String authorization = http.getHeader("Authorization");
-        if (!allowed && !http.isSecure() && authorization != null
+        if (!allowed
+                && !http.isSecure()
+                && authorization != null
                 && authorization.toLowerCase(Locale.ROOT).startsWith("basic ")
                 && !InetAddress.getByName(http.getRemoteAddr()).isLoopbackAddress()) {
             HttpServletResponse refused = (HttpServletResponse) response;
             refused.setStatus(HttpServletResponse.SC_FORBIDDEN);
             refused.setContentType(ProblemMapper.PROBLEM_JSON);
-            refused.getWriter().write(ProblemMapper.body(403, "urn:courier:problem:https-required", "HTTPS required",
-                    "A password sent over plain HTTP from another host is refused: call over HTTPS."));
+            refused.getWriter()
+                    .write(ProblemMapper.body(
+                            403,
+                            "urn:courier:problem:https-required",
+                            "HTTPS required",
+                            "A password sent over plain HTTP from another host is refused: call over HTTPS."));
             return;
         }
         chain.doFilter(request, response);

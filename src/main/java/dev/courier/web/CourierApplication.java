@@ -10,5 +10,4 @@ import jakarta.ws.rs.core.Application;
  * (nothing is scanned): {@code OpenApiDocumentTest} keeps its operations equal to the resources'.
  */
 @ApplicationPath("/api")
-public class CourierApplication extends Application {
-}
+public class CourierApplication extends Application {}

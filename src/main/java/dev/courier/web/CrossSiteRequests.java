@@ -24,7 +24,9 @@ import java.util.Set;
  * framed by another site either ({@code X-Frame-Options}, CSP {@code frame-ancestors}), so no click on them can be
  * borrowed.
  */
-@WebFilter(urlPatterns = {"/api/*", "/console/*"}, asyncSupported = true)
+@WebFilter(
+        urlPatterns = {"/api/*", "/console/*"},
+        asyncSupported = true)
 public class CrossSiteRequests implements Filter {
 
     private static final Set<String> CHANGING = Set.of("POST", "PUT", "PATCH", "DELETE");
@@ -40,9 +42,13 @@ public class CrossSiteRequests implements Filter {
         } else if (CHANGING.contains(http.getMethod()) && fromElsewhere(http)) {
             answer.setStatus(HttpServletResponse.SC_FORBIDDEN);
             answer.setContentType(ProblemMapper.PROBLEM_JSON);
-            answer.getWriter().write(ProblemMapper.body(403, "urn:courier:problem:cross-site-request",
-                    "Cross-site request", "A request that changes state is refused when a browser sends it for "
-                            + "another site (Origin " + http.getHeader("Origin") + ")."));
+            answer.getWriter()
+                    .write(ProblemMapper.body(
+                            403,
+                            "urn:courier:problem:cross-site-request",
+                            "Cross-site request",
+                            "A request that changes state is refused when a browser sends it for "
+                                    + "another site (Origin " + http.getHeader("Origin") + ")."));
             return;
         }
         chain.doFilter(request, response);
@@ -61,8 +67,10 @@ public class CrossSiteRequests implements Filter {
         String host = http.getHeader("Host");
         try {
             URI from = URI.create(origin);
-            return host == null || from.getHost() == null
-                    || !(from.getHost() + (from.getPort() < 0 ? "" : ":" + from.getPort())).equalsIgnoreCase(withoutDefaultPort(host, from));
+            return host == null
+                    || from.getHost() == null
+                    || !(from.getHost() + (from.getPort() < 0 ? "" : ":" + from.getPort()))
+                            .equalsIgnoreCase(withoutDefaultPort(host, from));
         } catch (IllegalArgumentException e) {
             return true; // "null" or garbage: a sandboxed or privacy-stripped origin is not this server
         }

@@ -45,7 +45,11 @@ public class LoginLockout implements Filter {
         response.setStatus(429);
         response.setHeader("Retry-After", Long.toString(Math.max(1, wait.toSeconds() + 1)));
         response.setContentType(ProblemMapper.PROBLEM_JSON);
-        response.getWriter().write(ProblemMapper.body(429, "urn:courier:problem:too-many-failed-logins",
-                "Too many failed logins", "Too many failed logins from this address: try again later."));
+        response.getWriter()
+                .write(ProblemMapper.body(
+                        429,
+                        "urn:courier:problem:too-many-failed-logins",
+                        "Too many failed logins",
+                        "Too many failed logins from this address: try again later."));
     }
 }

@@ -17,6 +17,5 @@ public final class Roles {
     /** Receives, renews, releases and acknowledges queue messages; reports reliable deliveries consumed or failed. */
     public static final String CONSUMER = "courier-consumer";
 
-    private Roles() {
-    }
+    private Roles() {}
 }

@@ -26,7 +26,8 @@ class GrantsIT {
     private final Http producer = admin.as("producer");
     private final Http consumer = admin.as("consumer");
     private final Http partner = admin.as("partner");
-    private final String queue = "grants_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+    private final String queue =
+            "grants_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
 
     @Deployment(testable = false)
     static WebArchive deployment() {
@@ -40,10 +41,12 @@ class GrantsIT {
 
     @Test
     void should_let_only_granted_users_and_groups_send_to_and_consume_from_a_queue() {
-        Http.Response defined = admin.put("api/queues/" + queue,
+        Http.Response defined = admin.put(
+                "api/queues/" + queue,
                 "{\"grants\": {\"send\": [\"user:producer\"], \"consume\": [\"group:partners\"]}}");
         assertEquals(201, defined.status(), defined::toString);
-        assertEquals("{\"send\":[\"user:producer\"],\"consume\":[\"group:partners\"]}",
+        assertEquals(
+                "{\"send\":[\"user:producer\"],\"consume\":[\"group:partners\"]}",
                 defined.json().getJsonObject("grants").toString());
 
         assertEquals(201, send(producer).status());
@@ -54,12 +57,19 @@ class GrantsIT {
         notGranted(receive(consumer, 0), "'consumer' is not granted consume on queue " + queue);
         notGranted(receive(consumer, 1), null); // a long poll is refused before it waits
         notGranted(consumer.get("api/queues/" + queue + "/messages"), null);
-        JsonObject received = receive(partner, 0).json().getJsonArray("messages").getJsonObject(0);
+        JsonObject received =
+                receive(partner, 0).json().getJsonArray("messages").getJsonObject(0);
         notGranted(consumer.get("api/queues/" + queue + "/messages/" + received.getString("id")), null);
-        assertEquals(200, partner.get("api/queues/" + queue + "/messages/" + received.getString("id")).status(),
+        assertEquals(
+                200,
+                partner.get("api/queues/" + queue + "/messages/" + received.getString("id"))
+                        .status(),
                 "a member of a granted group reads the message");
-        assertEquals(204, partner.delete("api/queues/" + queue + "/messages/" + received.getString("id")
-                + "?leaseToken=" + received.getString("leaseToken")).status());
+        assertEquals(
+                204,
+                partner.delete("api/queues/" + queue + "/messages/" + received.getString("id") + "?leaseToken="
+                                + received.getString("leaseToken"))
+                        .status());
         assertEquals(200, admin.get("api/queues/" + queue + "/messages").status());
     }
 
@@ -69,16 +79,24 @@ class GrantsIT {
         Http.Response redefined = admin.put("api/queues/" + queue, "{\"leaseSeconds\": 5}");
         assertEquals(200, redefined.status(), redefined::toString);
         assertEquals(5, redefined.json().getInt("leaseSeconds"));
-        assertEquals("{\"consume\":[\"user:partner\"]}", redefined.json().getJsonObject("grants").toString(),
+        assertEquals(
+                "{\"consume\":[\"user:partner\"]}",
+                redefined.json().getJsonObject("grants").toString(),
                 "a definition without grants keeps them");
         notGranted(receive(consumer, 0), null);
 
         Http.Response lifted = admin.put("api/queues/" + queue, "{\"grants\": {}}");
         assertEquals("{}", lifted.json().getJsonObject("grants").toString());
         assertEquals(200, receive(consumer, 0).status(), "without grants the role decides");
-        assertEquals("{}", admin.get("api/queues").json().getJsonArray("queues").stream()
-                .map(JsonObject.class::cast).filter(q -> q.getString("name").equals(queue)).findFirst().orElseThrow()
-                .getJsonObject("grants").toString());
+        assertEquals(
+                "{}",
+                admin.get("api/queues").json().getJsonArray("queues").stream()
+                        .map(JsonObject.class::cast)
+                        .filter(q -> q.getString("name").equals(queue))
+                        .findFirst()
+                        .orElseThrow()
+                        .getJsonObject("grants")
+                        .toString());
     }
 
     @Test
@@ -87,7 +105,10 @@ class GrantsIT {
         assertEquals(201, send(producer).status()); // the server now holds a copy of the definition
         notGranted(send(partner), null);
 
-        assertEquals(200, admin.put("api/queues/" + queue, "{\"grants\": {\"send\": [\"user:partner\"]}}").status());
+        assertEquals(
+                200,
+                admin.put("api/queues/" + queue, "{\"grants\": {\"send\": [\"user:partner\"]}}")
+                        .status());
         notGranted(send(producer), "'producer' is not granted send on queue " + queue);
         assertEquals(201, send(partner).status());
     }
@@ -95,13 +116,18 @@ class GrantsIT {
     @Test
     void should_refuse_malformed_grants_with_400_and_change_nothing() {
         admin.put("api/queues/" + queue, "{\"grants\": {\"send\": [\"user:producer\"]}}");
-        for (String bad : new String[] {"{\"grants\": []}", "{\"grants\": {\"publish\": [\"user:a\"]}}",
-                "{\"grants\": {\"send\": [\"producer\"]}}", "{\"grants\": {\"send\": [\"user:a b\"]}}"}) {
+        for (String bad : new String[] {
+            "{\"grants\": []}",
+            "{\"grants\": {\"publish\": [\"user:a\"]}}",
+            "{\"grants\": {\"send\": [\"producer\"]}}",
+            "{\"grants\": {\"send\": [\"user:a b\"]}}"
+        }) {
             Http.Response refused = admin.put("api/queues/" + queue, bad);
             assertEquals(400, refused.status(), bad + " " + refused);
             assertEquals("application/problem+json", refused.contentType());
         }
-        assertEquals("{\"send\":[\"user:producer\"]}",
+        assertEquals(
+                "{\"send\":[\"user:producer\"]}",
                 admin.get("api/queues/" + queue).json().getJsonObject("grants").toString());
     }
 
@@ -109,14 +135,23 @@ class GrantsIT {
     void should_let_only_granted_users_prepare_to_and_report_on_a_topic() {
         String topic = "gt" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
         String app = "gp" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
-        assertEquals(201, admin.post("api/producers", "{\"name\": \"" + app + "\", \"checkBackUrl\": "
-                + "\"http://localhost/check-back\"}").status());
-        Http.Response defined = admin.put("api/topics/" + topic,
+        assertEquals(
+                201,
+                admin.post(
+                                "api/producers",
+                                "{\"name\": \"" + app + "\", \"checkBackUrl\": " + "\"http://localhost/check-back\"}")
+                        .status());
+        Http.Response defined = admin.put(
+                "api/topics/" + topic,
                 "{\"grants\": {\"send\": [\"user:partner\"], \"consume\": [\"user:consumer\"]}}");
         assertEquals(200, defined.status(), defined::toString);
         assertEquals(0, defined.json().getJsonArray("subscribers").size(), "grants may come before subscribers");
-        assertEquals(201, admin.post("api/topics/" + topic + "/subscribers", "{\"name\": \"s\"}").status());
-        assertEquals("{\"send\":[\"user:partner\"],\"consume\":[\"user:consumer\"]}",
+        assertEquals(
+                201,
+                admin.post("api/topics/" + topic + "/subscribers", "{\"name\": \"s\"}")
+                        .status());
+        assertEquals(
+                "{\"send\":[\"user:partner\"],\"consume\":[\"user:consumer\"]}",
                 admin.get("api/topics/" + topic).json().getJsonObject("grants").toString());
 
         String prepare = "{\"topic\": \"" + topic + "\", \"producer\": \"" + app + "\", \"payload\": {\"n\": 1}}";
@@ -127,17 +162,32 @@ class GrantsIT {
         notGranted(producer.post("api/messages/" + id + "/confirm", ""), null);
         notGranted(producer.delete("api/messages/" + id), null);
         assertEquals("PENDING", admin.get("api/messages/" + id).json().getString("state"), "refusals change nothing");
-        assertEquals("SENT", partner.post("api/messages/" + id + "/confirm", "").json().getString("state"));
+        assertEquals(
+                "SENT",
+                partner.post("api/messages/" + id + "/confirm", "").json().getString("state"));
 
         notGranted(producer.get("api/messages/" + id), null);
-        assertTrue(producer.get("api/messages?topic=" + topic).json().getJsonArray("messages").isEmpty(),
+        assertTrue(
+                producer.get("api/messages?topic=" + topic)
+                        .json()
+                        .getJsonArray("messages")
+                        .isEmpty(),
                 "a query leaves out what the caller may not read");
-        assertEquals(1, consumer.get("api/messages?topic=" + topic).json().getJsonArray("messages").size());
-        notGranted(partner.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"s\"}"),
+        assertEquals(
+                1,
+                consumer.get("api/messages?topic=" + topic)
+                        .json()
+                        .getJsonArray("messages")
+                        .size());
+        notGranted(
+                partner.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"s\"}"),
                 "'partner' is not granted consume on topic " + topic);
         notGranted(partner.post("api/messages/" + id + "/failed", "{\"subscriber\": \"s\", \"reason\": \"x\"}"), null);
-        assertEquals("COMPLETED", consumer.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"s\"}")
-                .json().getString("state"));
+        assertEquals(
+                "COMPLETED",
+                consumer.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"s\"}")
+                        .json()
+                        .getString("state"));
 
         assertEquals(200, admin.put("api/topics/" + topic, "{\"grants\": {}}").status());
         assertEquals(201, producer.post("api/messages", prepare).status(), "lifted: the role decides");

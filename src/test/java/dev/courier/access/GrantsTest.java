@@ -31,8 +31,8 @@ class GrantsTest {
         assertFalse(grants.allow(bob, Action.SEND));
         assertTrue(grants.allow(bob, Action.CONSUME), "no consume grants: the role decides");
         assertTrue(grants.allow(Caller.TRUSTED, Action.SEND));
-        NotGrantedException refused = assertThrows(NotGrantedException.class,
-                () -> grants.require(bob, Action.SEND, "queue q"));
+        NotGrantedException refused =
+                assertThrows(NotGrantedException.class, () -> grants.require(bob, Action.SEND, "queue q"));
         assertEquals(403, refused.status());
         assertEquals("'bob' is not granted send on queue q", refused.getMessage());
     }
@@ -64,10 +64,18 @@ class GrantsTest {
 
     @Test
     void should_refuse_malformed_grants_with_400() {
-        for (String bad : new String[] {"[]", "{\"publish\": []}", "{\"send\": \"user:a\"}", "{\"send\": [1]}",
-                "{\"send\": [\"alice\"]}", "{\"send\": [\"user:\"]}", "{\"send\": [\"role:x\"]}",
-                "{\"send\": [\"user:a b\"]}", "{\"send\": [\"user:a\\nconsume\"]}",
-                "{\"send\": [\"user:" + "x".repeat(129) + "\"]}"}) {
+        for (String bad : new String[] {
+            "[]",
+            "{\"publish\": []}",
+            "{\"send\": \"user:a\"}",
+            "{\"send\": [1]}",
+            "{\"send\": [\"alice\"]}",
+            "{\"send\": [\"user:\"]}",
+            "{\"send\": [\"role:x\"]}",
+            "{\"send\": [\"user:a b\"]}",
+            "{\"send\": [\"user:a\\nconsume\"]}",
+            "{\"send\": [\"user:" + "x".repeat(129) + "\"]}"
+        }) {
             ProblemException refused = assertThrows(ProblemException.class, () -> grants(bad), bad);
             assertEquals(400, refused.status(), bad);
         }
@@ -75,6 +83,8 @@ class GrantsTest {
         for (int i = 0; i <= Grants.MAX_PER_ACTION; i++) {
             many.append(i == 0 ? "" : ",").append("\"user:u").append(i).append('"');
         }
-        assertEquals(400, assertThrows(ProblemException.class, () -> grants(many + "]}")).status());
+        assertEquals(
+                400,
+                assertThrows(ProblemException.class, () -> grants(many + "]}")).status());
     }
 }

@@ -34,16 +34,23 @@ class AuditIT {
         assertEquals(201, http.put("api/queues/" + queue, "{}").status());
         assertEquals(200, http.delete("api/queues/" + queue + "/dead").status());
         assertEquals(204, http.delete("api/queues/" + queue).status());
-        assertEquals(404, http.delete("api/queues/" + queue + "/dead?id=x").status(), "a purge of a queue that is gone");
+        assertEquals(
+                404, http.delete("api/queues/" + queue + "/dead?id=x").status(), "a purge of a queue that is gone");
         assertEquals(200, http.as("consumer").get("api/queues").status(), "reading is not administration");
 
-        List<JsonObject> mine = http.get("api/audit?limit=1000").json().getJsonArray("entries")
-                .getValuesAs(JsonObject.class).stream().filter(e -> e.getString("target").contains(queue)).toList();
-        assertEquals(List.of("queue.dead.purge 404 DELETE /api/queues/" + queue + "/dead?id=x",
+        List<JsonObject> mine =
+                http.get("api/audit?limit=1000").json().getJsonArray("entries").getValuesAs(JsonObject.class).stream()
+                        .filter(e -> e.getString("target").contains(queue))
+                        .toList();
+        assertEquals(
+                List.of(
+                        "queue.dead.purge 404 DELETE /api/queues/" + queue + "/dead?id=x",
                         "queue.drop 204 DELETE /api/queues/" + queue,
                         "queue.dead.purge 200 DELETE /api/queues/" + queue + "/dead",
                         "queue.define 201 PUT /api/queues/" + queue),
-                mine.stream().map(e -> e.getString("action") + " " + e.getInt("status") + " " + e.getString("target")).toList(),
+                mine.stream()
+                        .map(e -> e.getString("action") + " " + e.getInt("status") + " " + e.getString("target"))
+                        .toList(),
                 "newest first");
         for (JsonObject entry : mine) {
             assertEquals("admin", entry.getString("principal"));
@@ -52,7 +59,9 @@ class AuditIT {
         }
 
         String oldest = mine.get(mine.size() - 1).getString("at");
-        List<JsonObject> older = http.get("api/audit?before=" + oldest).json().getJsonArray("entries")
+        List<JsonObject> older = http.get("api/audit?before=" + oldest)
+                .json()
+                .getJsonArray("entries")
                 .getValuesAs(JsonObject.class);
         assertTrue(older.stream().noneMatch(e -> e.getString("target").contains(queue)), "the next page is older");
     }
@@ -68,20 +77,26 @@ class AuditIT {
         http.delete("api/queues/" + recent);
         String cutoff = entry(recent, "queue.define").getString("at");
 
-        int purged = http.post("api/test/audit/purge?before=" + cutoff, "").json().getInt("purged");
+        int purged =
+                http.post("api/test/audit/purge?before=" + cutoff, "").json().getInt("purged");
 
         assertTrue(purged >= 1, "at least the older definition was purged: " + purged);
-        List<String> left = http.get("api/audit?limit=1000").json().getJsonArray("entries").getValuesAs(JsonObject.class)
-                .stream().map(e -> e.getString("target")).toList();
-        assertTrue(left.stream().noneMatch(t -> t.endsWith("/" + old) && !t.startsWith("DELETE")),
+        List<String> left =
+                http.get("api/audit?limit=1000").json().getJsonArray("entries").getValuesAs(JsonObject.class).stream()
+                        .map(e -> e.getString("target"))
+                        .toList();
+        assertTrue(
+                left.stream().noneMatch(t -> t.endsWith("/" + old) && !t.startsWith("DELETE")),
                 "the entry before the cutoff is gone: " + left);
         assertTrue(left.contains("PUT /api/queues/" + recent), "the entry at the cutoff is kept");
     }
 
     private JsonObject entry(String queue, String action) {
         return http.get("api/audit?limit=1000").json().getJsonArray("entries").getValuesAs(JsonObject.class).stream()
-                .filter(e -> e.getString("action").equals(action) && e.getString("target").endsWith("/" + queue))
-                .findFirst().orElseThrow();
+                .filter(e -> e.getString("action").equals(action)
+                        && e.getString("target").endsWith("/" + queue))
+                .findFirst()
+                .orElseThrow();
     }
 
     @Test

@@ -39,8 +39,10 @@ final class KeepAliveClient implements AutoCloseable {
     Http.Response post(String path, String json) {
         byte[] body = json.getBytes(StandardCharsets.UTF_8);
         byte[] head = ("POST " + base.resolve(path).getRawPath() + " HTTP/1.1\r\nHost: " + base.getHost() + ":"
-                + base.getPort() + "\r\nAuthorization: " + authorization + "\r\nContent-Type: application/json\r\n"
-                + "Content-Length: " + body.length + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+                        + base.getPort() + "\r\nAuthorization: " + authorization
+                        + "\r\nContent-Type: application/json\r\n"
+                        + "Content-Length: " + body.length + "\r\n\r\n")
+                .getBytes(StandardCharsets.ISO_8859_1);
         try {
             if (socket == null) {
                 open();
@@ -87,10 +89,12 @@ final class KeepAliveClient implements AutoCloseable {
             switch (name) {
                 case "content-length" -> length = Integer.parseInt(value);
                 case "content-type" -> contentType = value;
-                case "transfer-encoding" -> chunked = value.toLowerCase(Locale.ROOT).contains("chunked");
-                case "connection" -> closes = Arrays.stream(value.split(","))
-                        .anyMatch(token -> token.trim().equalsIgnoreCase("close"));
-                default -> { }
+                case "transfer-encoding" ->
+                    chunked = value.toLowerCase(Locale.ROOT).contains("chunked");
+                case "connection" ->
+                    closes = Arrays.stream(value.split(","))
+                            .anyMatch(token -> token.trim().equalsIgnoreCase("close"));
+                default -> {}
             }
         }
         byte[] body;

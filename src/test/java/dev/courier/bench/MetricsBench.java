@@ -45,9 +45,12 @@ class MetricsBench {
     void measure_a_scrape_and_a_refresh_over_a_million_messages() throws Exception {
         String queue = "scrape_" + System.nanoTime() % 1_000_000;
         assertEquals(201, http.put("api/queues/" + queue, "{}").status());
-        try (Connection db = DriverManager.getConnection("jdbc:postgresql://"
-                + System.getProperty("courier.db.host", "localhost") + ":" + System.getProperty("courier.db.port", "5432")
-                + "/" + System.getProperty("courier.db.name", "courier"), System.getProperty("courier.db.user", "courier"),
+        try (Connection db = DriverManager.getConnection(
+                "jdbc:postgresql://"
+                        + System.getProperty("courier.db.host", "localhost") + ":"
+                        + System.getProperty("courier.db.port", "5432")
+                        + "/" + System.getProperty("courier.db.name", "courier"),
+                System.getProperty("courier.db.user", "courier"),
                 System.getProperty("courier.db.password", "courier"))) {
             long filling = System.nanoTime();
             try (PreparedStatement fill = db.prepareStatement("INSERT INTO courier_message (id, queue, state, "
@@ -63,7 +66,8 @@ class MetricsBench {
             try (Statement vacuum = db.createStatement()) {
                 vacuum.execute("VACUUM ANALYZE courier_message"); // as autovacuum would, soon after such a load
             }
-            System.out.printf(Locale.ROOT, "filled %d messages in %.1f s%n", MESSAGES, (System.nanoTime() - filling) / 1e9);
+            System.out.printf(
+                    Locale.ROOT, "filled %d messages in %.1f s%n", MESSAGES, (System.nanoTime() - filling) / 1e9);
             try {
                 measure(queue);
             } finally {
@@ -86,13 +90,17 @@ class MetricsBench {
             assertEquals(200, refreshed.status(), refreshed::toString);
             refresh[i] = refreshed.json().getJsonNumber("millis").doubleValue();
         }
-        Eventually.until("the million counted", Duration.ofSeconds(30),
+        Eventually.until(
+                "the million counted",
+                Duration.ofSeconds(30),
                 () -> metrics.has("courier_queue_messages", "queue", queue, "state", "dead"));
         long live = MESSAGES - MESSAGES / 10;
         long scheduled = MESSAGES / 3 - MESSAGES / 30; // multiples of 3 that are not multiples of 10
-        assertEquals((double) (live - scheduled), metrics.value("courier_queue_messages", "queue", queue, "state", "ready"));
+        assertEquals(
+                (double) (live - scheduled), metrics.value("courier_queue_messages", "queue", queue, "state", "ready"));
         assertEquals((double) scheduled, metrics.value("courier_queue_messages", "queue", queue, "state", "delayed"));
-        assertEquals((double) (MESSAGES / 10), metrics.value("courier_queue_messages", "queue", queue, "state", "dead"));
+        assertEquals(
+                (double) (MESSAGES / 10), metrics.value("courier_queue_messages", "queue", queue, "state", "dead"));
 
         for (int i = 0; i < 5; i++) {
             http.httpsGet("metrics"); // warm-up
@@ -108,12 +116,21 @@ class MetricsBench {
         }
         Arrays.sort(scrape);
         Arrays.sort(refresh);
-        String table = String.join("\n",
-                "| messages in the queue | scrape p50 ms | scrape p99 ms | scrape max ms | scrape bytes | refresh median ms | refresh max ms |",
-                "|---|---|---|---|---|---|---|",
-                String.format(Locale.ROOT, "| %,d | %.1f | %.1f | %.1f | %,d | %.1f | %.1f |", MESSAGES,
-                        scrape[SCRAPES / 2], scrape[(int) Math.ceil(SCRAPES * 0.99) - 1], scrape[SCRAPES - 1], bytes,
-                        refresh[refresh.length / 2], refresh[refresh.length - 1])) + "\n";
+        String table = String.join(
+                        "\n",
+                        "| messages in the queue | scrape p50 ms | scrape p99 ms | scrape max ms | scrape bytes | refresh median ms | refresh max ms |",
+                        "|---|---|---|---|---|---|---|",
+                        String.format(
+                                Locale.ROOT,
+                                "| %,d | %.1f | %.1f | %.1f | %,d | %.1f | %.1f |",
+                                MESSAGES,
+                                scrape[SCRAPES / 2],
+                                scrape[(int) Math.ceil(SCRAPES * 0.99) - 1],
+                                scrape[SCRAPES - 1],
+                                bytes,
+                                refresh[refresh.length / 2],
+                                refresh[refresh.length - 1]))
+                + "\n";
         System.out.println("\n/metrics (all scopes, HTTPS, Basic) over a queue of a million messages:\n" + table);
         Files.createDirectories(Path.of("target/bench"));
         Files.writeString(Path.of("target/bench/metrics.md"), table);

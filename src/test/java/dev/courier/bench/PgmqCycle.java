@@ -31,8 +31,9 @@ final class PgmqCycle {
     /** Whether PGMQ is loaded (it is when {@code ../shared/peers} was there when {@code bin/postgres} ran). */
     boolean available() {
         try (Connection connection = DriverManager.getConnection(url, user, password);
-                ResultSet found = connection.createStatement().executeQuery(
-                        "SELECT COUNT(*) FROM pg_namespace WHERE nspname = 'pgmq'")) {
+                ResultSet found = connection
+                        .createStatement()
+                        .executeQuery("SELECT COUNT(*) FROM pg_namespace WHERE nspname = 'pgmq'")) {
             return found.next() && found.getInt(1) == 1;
         } catch (SQLException e) {
             return false;
@@ -44,22 +45,31 @@ final class PgmqCycle {
         try {
             AtomicInteger toSend = new AtomicInteger(messages / batch);
             AtomicInteger left = new AtomicInteger(messages / batch * batch);
-            return RawQueueBaseline.onConnections(url, user, password, true, workers, messages / batch * batch,
+            return RawQueueBaseline.onConnections(
+                    url,
+                    user,
+                    password,
+                    true,
+                    workers,
+                    messages / batch * batch,
                     connection -> loop(connection, queue, batch, toSend, left));
         } finally {
             call("SELECT pgmq.drop_queue(?)", queue);
         }
     }
 
-    private static List<Long> loop(Connection connection, String queue, int batch, AtomicInteger toSend,
-            AtomicInteger left) throws SQLException {
+    private static List<Long> loop(
+            Connection connection, String queue, int batch, AtomicInteger toSend, AtomicInteger left)
+            throws SQLException {
         List<Long> nanos = new ArrayList<>();
-        String[] payloads = Collections.nCopies(batch, QueueBenchmark.PAYLOAD_JSON).toArray(String[]::new);
-        try (PreparedStatement send = connection.prepareStatement(batch == 1 ? "SELECT pgmq.send(?, ?::jsonb)"
-                        : "SELECT pgmq.send_batch(?, ?::jsonb[])");
-                PreparedStatement read = connection.prepareStatement("SELECT msg_id, message FROM pgmq.read(?, 60, ?)");
-                PreparedStatement delete = connection.prepareStatement(batch == 1 ? "SELECT pgmq.delete(?, ?::bigint)"
-                        : "SELECT pgmq.delete(?, ?::bigint[])")) {
+        String[] payloads =
+                Collections.nCopies(batch, QueueBenchmark.PAYLOAD_JSON).toArray(String[]::new);
+        try (PreparedStatement send = connection.prepareStatement(
+                        batch == 1 ? "SELECT pgmq.send(?, ?::jsonb)" : "SELECT pgmq.send_batch(?, ?::jsonb[])");
+                PreparedStatement read =
+                        connection.prepareStatement("SELECT msg_id, message FROM pgmq.read(?, 60, ?)");
+                PreparedStatement delete = connection.prepareStatement(
+                        batch == 1 ? "SELECT pgmq.delete(?, ?::bigint)" : "SELECT pgmq.delete(?, ?::bigint[])")) {
             Array sendArray = batch == 1 ? null : connection.createArrayOf("jsonb", payloads);
             while (left.get() > 0) {
                 long start = System.nanoTime();

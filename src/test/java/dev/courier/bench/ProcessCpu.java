@@ -17,22 +17,26 @@ final class ProcessCpu {
 
     private static final double MILLIS_PER_TICK = 10;
 
-    private ProcessCpu() {
-    }
+    private ProcessCpu() {}
 
     /**
      * CPU milliseconds used so far by the Liberty server named {@code server} of this build's installation
      * ({@code target/liberty}), or NaN if it is not running.
      */
     static double liberty(String server) {
-        String launcher = Path.of("target/liberty/wlp/bin/tools/ws-server.jar").toAbsolutePath().toString();
+        String launcher = Path.of("target/liberty/wlp/bin/tools/ws-server.jar")
+                .toAbsolutePath()
+                .toString();
         try (Stream<Path> processes = Files.list(Path.of("/proc"))) {
-            return processes.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
+            return processes
+                    .filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
                     .filter(p -> {
                         List<String> args = arguments(p);
                         return args.contains(launcher) && args.contains(server);
                     })
-                    .mapToDouble(p -> ticks(p, false)).findFirst().orElse(Double.NaN);
+                    .mapToDouble(p -> ticks(p, false))
+                    .findFirst()
+                    .orElse(Double.NaN);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -41,9 +45,12 @@ final class ProcessCpu {
     /** CPU milliseconds used so far by the Artemis broker (its JVM runs {@code org.apache.activemq.artemis.boot.Artemis}), or NaN. */
     static double broker() {
         try (Stream<Path> processes = Files.list(Path.of("/proc"))) {
-            return processes.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
+            return processes
+                    .filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
                     .filter(p -> arguments(p).contains("org.apache.activemq.artemis.boot.Artemis"))
-                    .mapToDouble(p -> ticks(p, false)).findFirst().orElse(Double.NaN);
+                    .mapToDouble(p -> ticks(p, false))
+                    .findFirst()
+                    .orElse(Double.NaN);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -57,9 +64,13 @@ final class ProcessCpu {
     /** CPU milliseconds used so far by PostgreSQL: live processes, and ended backends the postmaster reaped. */
     static double postgres() {
         try (Stream<Path> processes = Files.list(Path.of("/proc"))) {
-            return processes.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
-                    .filter(p -> "postgres".equals(stat(p).map(s -> s.substring(s.indexOf('(') + 1, s.lastIndexOf(')'))).orElse("")))
-                    .mapToDouble(p -> ticks(p, isPostmaster(p))).sum();
+            return processes
+                    .filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
+                    .filter(p -> "postgres"
+                            .equals(stat(p).map(s -> s.substring(s.indexOf('(') + 1, s.lastIndexOf(')')))
+                                    .orElse("")))
+                    .mapToDouble(p -> ticks(p, isPostmaster(p)))
+                    .sum();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -70,15 +81,17 @@ final class ProcessCpu {
     }
 
     private static double ticks(Path process, boolean withChildren) {
-        return stat(process).map(s -> {
-            String[] fields = s.substring(s.lastIndexOf(')') + 2).split(" ");
-            // after the command: state(0) ... utime(11) stime(12) cutime(13) cstime(14)
-            long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
-            if (withChildren) {
-                ticks += Long.parseLong(fields[13]) + Long.parseLong(fields[14]);
-            }
-            return ticks * MILLIS_PER_TICK;
-        }).orElse(0.0);
+        return stat(process)
+                .map(s -> {
+                    String[] fields = s.substring(s.lastIndexOf(')') + 2).split(" ");
+                    // after the command: state(0) ... utime(11) stime(12) cutime(13) cstime(14)
+                    long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+                    if (withChildren) {
+                        ticks += Long.parseLong(fields[13]) + Long.parseLong(fields[14]);
+                    }
+                    return ticks * MILLIS_PER_TICK;
+                })
+                .orElse(0.0);
     }
 
     private static java.util.Optional<String> stat(Path process) {
@@ -91,7 +104,8 @@ final class ProcessCpu {
 
     private static List<String> arguments(Path process) {
         try {
-            return List.of(new String(Files.readAllBytes(process.resolve("cmdline")), StandardCharsets.UTF_8).split("\0"));
+            return List.of(
+                    new String(Files.readAllBytes(process.resolve("cmdline")), StandardCharsets.UTF_8).split("\0"));
         } catch (IOException e) {
             return List.of();
         }

@@ -37,12 +37,16 @@ class QueueBench {
 
     @Test
     void measure_courier_against_raw_jdbc() throws Exception {
-        RawQueueBaseline baselineRunner = new RawQueueBaseline("jdbc:postgresql://" + System.getProperty("courier.db.host", "localhost")
-                + ":" + System.getProperty("courier.db.port", "5432") + "/" + System.getProperty("courier.db.name", "courier"),
-                System.getProperty("courier.db.user", "courier"), System.getProperty("courier.db.password", "courier"));
+        RawQueueBaseline baselineRunner = new RawQueueBaseline(
+                "jdbc:postgresql://" + System.getProperty("courier.db.host", "localhost") + ":"
+                        + System.getProperty("courier.db.port", "5432") + "/"
+                        + System.getProperty("courier.db.name", "courier"),
+                System.getProperty("courier.db.user", "courier"),
+                System.getProperty("courier.db.password", "courier"));
         List<String> rows = new ArrayList<>();
-        rows.add("| workers | batch | send msg/s | p50 ms | p99 ms | raw msg/s | ratio | receive+ack msg/s | p50 ms | p99 ms "
-                + "| raw msg/s | ratio |");
+        rows.add(
+                "| workers | batch | send msg/s | p50 ms | p99 ms | raw msg/s | ratio | receive+ack msg/s | p50 ms | p99 ms "
+                        + "| raw msg/s | ratio |");
         rows.add("|---|---|---|---|---|---|---|---|---|---|---|---|");
         post("api/bench/queue", "{\"workers\": 2, \"batch\": 10, \"messages\": 2000}"); // warm-up
         for (int batch : BATCHES) {
@@ -52,44 +56,75 @@ class QueueBench {
                 List<double[]> courier = new ArrayList<>();
                 List<double[]> baseline = new ArrayList<>();
                 for (int round = 0; round < ROUNDS; round++) {
-                    JsonObject run = post("api/bench/queue",
+                    JsonObject run = post(
+                            "api/bench/queue",
                             "{\"workers\": " + workers + ", \"batch\": " + batch + ", \"messages\": " + messages + "}");
                     courier.add(figures(run.getJsonObject("send"), run.getJsonObject("receiveAndAck")));
                     String queue = "raw_" + workers + "_" + batch + "_" + round + "_" + System.nanoTime() % 100000;
-                    assertEquals(201, http.put("api/queues/" + queue, "{\"leaseSeconds\": 60}").status());
+                    assertEquals(
+                            201,
+                            http.put("api/queues/" + queue, "{\"leaseSeconds\": 60}")
+                                    .status());
                     QueueBenchmark.Result raw = baselineRunner.run(queue, workers, batch, messages);
                     http.delete("api/queues/" + queue);
                     baseline.add(figures(raw.send(), raw.receiveAndAck()));
                 }
                 double[] c = median(courier);
                 double[] r = median(baseline);
-                rows.add(String.format(Locale.ROOT, "| %d | %d | %.0f | %.2f | %.2f | %.0f | %.0f %% | %.0f | %.2f | %.2f | %.0f | %.0f %% |",
-                        workers, batch, c[0], c[1], c[2], r[0], 100 * c[0] / r[0], c[3], c[4], c[5], r[3], 100 * c[3] / r[3]));
+                rows.add(String.format(
+                        Locale.ROOT,
+                        "| %d | %d | %.0f | %.2f | %.2f | %.0f | %.0f %% | %.0f | %.2f | %.2f | %.0f | %.0f %% |",
+                        workers,
+                        batch,
+                        c[0],
+                        c[1],
+                        c[2],
+                        r[0],
+                        100 * c[0] / r[0],
+                        c[3],
+                        c[4],
+                        c[5],
+                        r[3],
+                        100 * c[3] / r[3]));
                 System.out.println(rows.get(rows.size() - 1));
             }
         }
         String table = String.join("\n", rows) + "\n";
-        System.out.println("\nTransactional queue on PostgreSQL, Courier (in Liberty, JTA/XA datasource) vs raw JDBC:\n" + table);
+        System.out.println(
+                "\nTransactional queue on PostgreSQL, Courier (in Liberty, JTA/XA datasource) vs raw JDBC:\n" + table);
         Files.createDirectories(Path.of("target/bench"));
         Files.writeString(Path.of("target/bench/queue.md"), table);
     }
 
     /** send msg/s, p50, p99, receive+ack msg/s, p50, p99 */
     private static double[] figures(JsonObject send, JsonObject receive) {
-        return new double[] {number(send, "perSecond"), number(send, "p50Millis"), number(send, "p99Millis"),
-            number(receive, "perSecond"), number(receive, "p50Millis"), number(receive, "p99Millis")};
+        return new double[] {
+            number(send, "perSecond"),
+            number(send, "p50Millis"),
+            number(send, "p99Millis"),
+            number(receive, "perSecond"),
+            number(receive, "p50Millis"),
+            number(receive, "p99Millis")
+        };
     }
 
     private static double[] figures(QueueBenchmark.Phase send, QueueBenchmark.Phase receive) {
-        return new double[] {send.perSecond(), send.latencies().percentileMillis(50), send.latencies().percentileMillis(99),
-            receive.perSecond(), receive.latencies().percentileMillis(50), receive.latencies().percentileMillis(99)};
+        return new double[] {
+            send.perSecond(),
+            send.latencies().percentileMillis(50),
+            send.latencies().percentileMillis(99),
+            receive.perSecond(),
+            receive.latencies().percentileMillis(50),
+            receive.latencies().percentileMillis(99)
+        };
     }
 
     private static double[] median(List<double[]> rounds) {
         double[] median = new double[rounds.get(0).length];
         for (int i = 0; i < median.length; i++) {
             final int column = i;
-            double[] values = rounds.stream().mapToDouble(r -> r[column]).sorted().toArray();
+            double[] values =
+                    rounds.stream().mapToDouble(r -> r[column]).sorted().toArray();
             median[i] = values[values.length / 2];
         }
         return median;

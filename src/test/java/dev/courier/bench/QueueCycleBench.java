@@ -51,7 +51,8 @@ class QueueCycleBench {
         String password = System.getProperty("courier.db.password", "courier");
         PgmqCycle pgmq = new PgmqCycle(host + System.getProperty("courier.pgmq.db.name", "pgmq_bench"), user, password);
         assumeTrue(pgmq.available(), "PGMQ is not loaded: run bin/postgres with ../shared/peers present");
-        RawQueueBaseline jdbc = new RawQueueBaseline(host + System.getProperty("courier.db.name", "courier"), user, password);
+        RawQueueBaseline jdbc =
+                new RawQueueBaseline(host + System.getProperty("courier.db.name", "courier"), user, password);
         RestCycle rest = new RestCycle(http);
 
         List<String> rows = new ArrayList<>();
@@ -70,7 +71,10 @@ class QueueCycleBench {
         }
         // -Dbench.configurations=4x1,8x100 (workers x batch) and -Dbench.rounds narrow a run, e.g. for a profile.
         int[][] configurations = Arrays.stream(System.getProperty("bench.configurations", "1x1,4x1,8x1,4x100,8x100")
-                .split(",")).map(c -> Arrays.stream(c.trim().split("x")).mapToInt(Integer::parseInt).toArray())
+                        .split(","))
+                .map(c -> Arrays.stream(c.trim().split("x"))
+                        .mapToInt(Integer::parseInt)
+                        .toArray())
                 .toArray(int[][]::new);
         for (int[] configuration : configurations) {
             int workers = configuration[0];
@@ -79,7 +83,8 @@ class QueueCycleBench {
             Figures[][] figures = new Figures[SYSTEMS.length][ROUNDS];
             for (int round = 0; round < ROUNDS; round++) {
                 for (int s = 0; s < SYSTEMS.length; s++) {
-                    figures[s][round] = !ONLY.isEmpty() && !ONLY.equals(SYSTEMS[s]) ? Figures.NONE
+                    figures[s][round] = !ONLY.isEmpty() && !ONLY.equals(SYSTEMS[s])
+                            ? Figures.NONE
                             : run(SYSTEMS[s], workers, batch, messages, pgmq, rest, jdbc);
                 }
             }
@@ -90,11 +95,24 @@ class QueueCycleBench {
                 postgres[s] = median(figures[s], Figures::postgresPerMessage);
             }
             Figures[] overRest = figures[1];
-            rows.add(String.format(Locale.ROOT, "| %d | %d | %.0f | %.0f | %.2f | %.0f | %.2f | %.0f | %.0f %% | %.2f | %.2f | %.2f / %.2f / %.2f / %.2f |",
-                    workers, batch, perSecond[0], perSecond[1], perSecond[1] / perSecond[0], perSecond[2],
-                    perSecond[2] / perSecond[0], perSecond[3], 100 * perSecond[2] / perSecond[3],
-                    median(overRest, Figures::libertyPerRequest), median(overRest, Figures::clientPerRequest),
-                    postgres[0], postgres[1], postgres[2], postgres[3]));
+            rows.add(String.format(
+                    Locale.ROOT,
+                    "| %d | %d | %.0f | %.0f | %.2f | %.0f | %.2f | %.0f | %.0f %% | %.2f | %.2f | %.2f / %.2f / %.2f / %.2f |",
+                    workers,
+                    batch,
+                    perSecond[0],
+                    perSecond[1],
+                    perSecond[1] / perSecond[0],
+                    perSecond[2],
+                    perSecond[2] / perSecond[0],
+                    perSecond[3],
+                    100 * perSecond[2] / perSecond[3],
+                    median(overRest, Figures::libertyPerRequest),
+                    median(overRest, Figures::clientPerRequest),
+                    postgres[0],
+                    postgres[1],
+                    postgres[2],
+                    postgres[3]));
             System.out.println(rows.get(rows.size() - 1));
         }
         String table = String.join("\n", rows) + "\n";
@@ -107,19 +125,23 @@ class QueueCycleBench {
      * What one run measured: messages a second, and CPU milliseconds: Liberty's and the client's per REST request
      * (NaN for the systems that make none), PostgreSQL's per message.
      */
-    private record Figures(double perSecond, double libertyPerRequest, double postgresPerMessage,
-            double clientPerRequest) {
+    private record Figures(
+            double perSecond, double libertyPerRequest, double postgresPerMessage, double clientPerRequest) {
 
         static final Figures NONE = new Figures(Double.NaN, Double.NaN, Double.NaN, Double.NaN);
     }
 
     /** One measured run. */
-    private Figures run(String system, int workers, int batch, int messages, PgmqCycle pgmq, RestCycle rest,
-            RawQueueBaseline jdbc) throws Exception {
+    private Figures run(
+            String system, int workers, int batch, int messages, PgmqCycle pgmq, RestCycle rest, RawQueueBaseline jdbc)
+            throws Exception {
         String queue = "cyc_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         boolean courierQueue = system.equals("REST") || system.equals("JDBC");
         if (courierQueue) {
-            assertEquals(201, http.put("api/queues/" + queue, "{\"leaseSeconds\": 60, \"maxAttempts\": 10}").status());
+            assertEquals(
+                    201,
+                    http.put("api/queues/" + queue, "{\"leaseSeconds\": 60, \"maxAttempts\": 10}")
+                            .status());
         }
         try {
             long requestsBefore = rest.requests();
@@ -136,14 +158,27 @@ class QueueCycleBench {
             double postgresCpu = ProcessCpu.postgres() - postgresBefore;
             double client = ProcessCpu.client() - clientBefore;
             long requests = rest.requests() - requestsBefore;
-            Figures figures = new Figures(phase.perSecond(), requests > 0 ? liberty / requests : Double.NaN,
-                    postgresCpu / phase.messages(), requests > 0 ? client / requests : Double.NaN);
+            Figures figures = new Figures(
+                    phase.perSecond(),
+                    requests > 0 ? liberty / requests : Double.NaN,
+                    postgresCpu / phase.messages(),
+                    requests > 0 ? client / requests : Double.NaN);
             // Per REST request where there were requests; else per message (the other systems' clients).
             double units = requests > 0 ? requests : phase.messages();
             String unit = requests > 0 ? "request" : "message";
-            System.out.printf(Locale.ROOT, "  %s %dx%d: %.0f msg/s, Liberty %.2f ms CPU per %s, PostgreSQL %.2f ms CPU per message, "
-                    + "client %.2f ms CPU per %s%n", system, workers, batch, figures.perSecond(), liberty / units, unit, figures.postgresPerMessage(),
-                    client / units, unit);
+            System.out.printf(
+                    Locale.ROOT,
+                    "  %s %dx%d: %.0f msg/s, Liberty %.2f ms CPU per %s, PostgreSQL %.2f ms CPU per message, "
+                            + "client %.2f ms CPU per %s%n",
+                    system,
+                    workers,
+                    batch,
+                    figures.perSecond(),
+                    liberty / units,
+                    unit,
+                    figures.postgresPerMessage(),
+                    client / units,
+                    unit);
             return figures;
         } finally {
             if (courierQueue) {
@@ -153,12 +188,13 @@ class QueueCycleBench {
     }
 
     private QueueBenchmark.Phase javaCycle(int workers, int batch, int messages) {
-        Http.Response response = http.post("api/bench/queue-cycle",
+        Http.Response response = http.post(
+                "api/bench/queue-cycle",
                 "{\"workers\": " + workers + ", \"batch\": " + batch + ", \"messages\": " + messages + "}");
         assertEquals(200, response.status(), response::toString);
         JsonObject phase = response.json();
-        return new QueueBenchmark.Phase(phase.getInt("messages"), phase.getJsonNumber("seconds").doubleValue(),
-                new Latencies(new long[] {1}));
+        return new QueueBenchmark.Phase(
+                phase.getInt("messages"), phase.getJsonNumber("seconds").doubleValue(), new Latencies(new long[] {1}));
     }
 
     private static double median(Figures[] rounds, ToDoubleFunction<Figures> figure) {

@@ -35,13 +35,13 @@ class QueueServersBench {
     @Test
     void measure_one_server_against_two() throws Exception {
         List<String> rows = new ArrayList<>();
-        rows.add("| wake-ups | servers | cycles/s (send, receive, ack) | send only msg/s | send p50 ms | send p99 ms |");
+        rows.add(
+                "| wake-ups | servers | cycles/s (send, receive, ack) | send only msg/s | send p50 ms | send p99 ms |");
         rows.add("|---|---|---|---|---|---|");
         for (boolean wakeUps : new boolean[] {false, true}) {
             String flag = Boolean.toString(wakeUps);
             LibertyProcess first = new LibertyProcess().environment("COURIER_QUEUE_CROSS_SERVER_WAKE_UPS", flag);
-            LibertyProcess second = LibertyProcess.second()
-                    .environment("COURIER_QUEUE_CROSS_SERVER_WAKE_UPS", flag);
+            LibertyProcess second = LibertyProcess.second().environment("COURIER_QUEUE_CROSS_SERVER_WAKE_UPS", flag);
             LibertyProcess.startAll(first, second);
             try {
                 List<Http> one = List.of(first.http());
@@ -76,8 +76,15 @@ class QueueServersBench {
         sends.sort((a, b) -> Double.compare(a[0], b[0]));
         double[] send = sends.get(sends.size() / 2);
         Collections.sort(cycles);
-        return String.format(Locale.ROOT, "| %s | %d | %.0f | %.0f | %.2f | %.2f |", wakeUps ? "on" : "off", servers,
-                cycles.get(cycles.size() / 2), send[0], send[1], send[2]);
+        return String.format(
+                Locale.ROOT,
+                "| %s | %d | %.0f | %.0f | %.2f | %.2f |",
+                wakeUps ? "on" : "off",
+                servers,
+                cycles.get(cycles.size() / 2),
+                send[0],
+                send[1],
+                send[2]);
     }
 
     /** Workers loop send, receive, ack on their server (worker i on server i mod n). @return cycles per second */
@@ -88,11 +95,17 @@ class QueueServersBench {
         run(servers, w -> {
             Http http = servers.get(w % servers.size());
             while (done.get() < total) {
-                assertEquals(201, http.post("api/queues/" + queue + "/messages", "{\"payload\": 1}").status());
-                JsonObject batch = http.post("api/queues/" + queue + "/receive", "{\"max\": 1}").json();
+                assertEquals(
+                        201,
+                        http.post("api/queues/" + queue + "/messages", "{\"payload\": 1}")
+                                .status());
+                JsonObject batch = http.post("api/queues/" + queue + "/receive", "{\"max\": 1}")
+                        .json();
                 for (JsonObject message : batch.getJsonArray("messages").getValuesAs(JsonObject.class)) {
-                    Http.Response ack = http.send(HttpRequest.newBuilder(http.uri("api/queues/" + queue + "/messages/"
-                            + message.getString("id"))).header("Lease-Token", message.getString("leaseToken")).DELETE());
+                    Http.Response ack = http.send(HttpRequest.newBuilder(
+                                    http.uri("api/queues/" + queue + "/messages/" + message.getString("id")))
+                            .header("Lease-Token", message.getString("leaseToken"))
+                            .DELETE());
                     if (ack.status() == 204) {
                         done.incrementAndGet();
                     }
@@ -114,7 +127,10 @@ class QueueServersBench {
             Http http = servers.get(w % servers.size());
             while (sent.getAndIncrement() < total) {
                 long t = System.nanoTime();
-                assertEquals(201, http.post("api/queues/" + queue + "/messages", "{\"payload\": 1}").status());
+                assertEquals(
+                        201,
+                        http.post("api/queues/" + queue + "/messages", "{\"payload\": 1}")
+                                .status());
                 latencies.add(System.nanoTime() - t);
             }
         });
@@ -122,7 +138,8 @@ class QueueServersBench {
         servers.get(0).delete("api/queues/" + queue);
         List<Long> sorted = new ArrayList<>(latencies);
         Collections.sort(sorted);
-        return new double[] {perSecond, sorted.get(sorted.size() / 2) / 1e6, sorted.get(sorted.size() * 99 / 100) / 1e6};
+        return new double[] {perSecond, sorted.get(sorted.size() / 2) / 1e6, sorted.get(sorted.size() * 99 / 100) / 1e6
+        };
     }
 
     private interface Worker {
@@ -135,15 +152,18 @@ class QueueServersBench {
             List<CompletableFuture<Void>> all = new ArrayList<>();
             for (int w = 0; w < WORKERS; w++) {
                 int index = w;
-                all.add(CompletableFuture.runAsync(() -> {
-                    try {
-                        worker.run(index);
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                }, threads));
+                all.add(CompletableFuture.runAsync(
+                        () -> {
+                            try {
+                                worker.run(index);
+                            } catch (Exception e) {
+                                throw new IllegalStateException(e);
+                            }
+                        },
+                        threads));
             }
-            CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(10, java.util.concurrent.TimeUnit.MINUTES);
+            CompletableFuture.allOf(all.toArray(CompletableFuture[]::new))
+                    .get(10, java.util.concurrent.TimeUnit.MINUTES);
         } finally {
             threads.shutdown();
         }
@@ -151,7 +171,8 @@ class QueueServersBench {
 
     private static String define(Http http) {
         String queue = "bench" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-        assertEquals(201, http.put("api/queues/" + queue, "{\"leaseSeconds\": 30}").status());
+        assertEquals(
+                201, http.put("api/queues/" + queue, "{\"leaseSeconds\": 30}").status());
         return queue;
     }
 }

@@ -23,7 +23,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class RawQueueBaseline {
 
     /** Redelivery delays of 1 s for the 10 attempts the benchmark queues allow (the claim's last parameter). */
-    private static final Double[] DELAYS = java.util.Collections.nCopies(10, 1.0).toArray(Double[]::new);
+    private static final Double[] DELAYS =
+            java.util.Collections.nCopies(10, 1.0).toArray(Double[]::new);
+
     private static final String PAYLOAD = QueueBenchmark.PAYLOAD_JSON;
 
     private final String url;
@@ -180,8 +182,9 @@ final class RawQueueBaseline {
     }
 
     /** Runs {@code work} on {@code workers} threads, each with a connection of its own; times the whole. */
-    static QueueBenchmark.Phase onConnections(String url, String user, String password, boolean autoCommit,
-            int workers, int messages, Work work) throws Exception {
+    static QueueBenchmark.Phase onConnections(
+            String url, String user, String password, boolean autoCommit, int workers, int messages, Work work)
+            throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(workers);
         try {
             List<Connection> connections = new ArrayList<>();
@@ -203,7 +206,9 @@ final class RawQueueBaseline {
             for (Connection connection : connections) {
                 connection.close();
             }
-            return new QueueBenchmark.Phase(messages, seconds,
+            return new QueueBenchmark.Phase(
+                    messages,
+                    seconds,
                     new Latencies(all.stream().mapToLong(Long::longValue).toArray()));
         } finally {
             pool.shutdownNow();

@@ -2,8 +2,8 @@ package dev.courier.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.courier.testing.CourierDeployment;
 import dev.courier.testing.Broker;
+import dev.courier.testing.CourierDeployment;
 import dev.courier.testing.Eventually;
 import dev.courier.testing.Http;
 import dev.courier.testing.InboxListeners;
@@ -68,18 +68,27 @@ class ReliableBench {
         rows.add("| path | producers | messages | msg/s | p50 ms | p99 ms |");
         rows.add("|---|---|---|---|---|---|");
         try (ProducerStub stub = ProducerStub.start()) {
-            assertEquals(201, http.post("api/producers", stub.registration(producer)).status());
-            assertEquals(201, http.post("api/topics/" + topic + "/subscribers",
-                    "{\"name\": \"sink\", \"deliveryTimeoutSeconds\": 3600}").status());
+            assertEquals(
+                    201, http.post("api/producers", stub.registration(producer)).status());
+            assertEquals(
+                    201,
+                    http.post(
+                                    "api/topics/" + topic + "/subscribers",
+                                    "{\"name\": \"sink\", \"deliveryTimeoutSeconds\": 3600}")
+                            .status());
 
             String queue = "benchq" + UUID.randomUUID().toString().substring(0, 8);
-            assertEquals(201, http.put("api/queues/" + queue, "{\"leaseSeconds\": 60, \"maxAttempts\": 10}").status());
+            assertEquals(
+                    201,
+                    http.put("api/queues/" + queue, "{\"leaseSeconds\": 60, \"maxAttempts\": 10}")
+                            .status());
             java(topic, producer, 4, 400); // warm-up
             rest(topic, producer, 4, 300);
             queueCycle(4, 400);
             restSends(queue, 4, 300);
             String helpers = helperProducer();
-            // Warm-up long enough for the JIT: in a first short run, the compiler threads took a third of Liberty's CPU.
+            // Warm-up long enough for the JIT: in a first short run, the compiler threads took a third of Liberty's
+            // CPU.
             for (int round = 0; round < 4; round++) { // each call within the HTTP client's timeout
                 helpers(helpers, InboxListeners.LOCAL, 4, 400);
                 helpers(helpers, InboxListeners.XA, 4, 200);
@@ -88,21 +97,32 @@ class ReliableBench {
                 for (int producers : PRODUCERS) {
                     for (String mdb : List.of(InboxListeners.LOCAL, InboxListeners.XA)) {
                         JsonObject r = helpers(helpers, mdb, producers, MESSAGES);
-                        System.out.println(row("helpers → MDB " + mdb, producers, MESSAGES, r.getJsonNumber("perSecond")
-                                .doubleValue(), r.getJsonNumber("p50Millis").doubleValue(), r.getJsonNumber("p99Millis").doubleValue()));
+                        System.out.println(row(
+                                "helpers → MDB " + mdb,
+                                producers,
+                                MESSAGES,
+                                r.getJsonNumber("perSecond").doubleValue(),
+                                r.getJsonNumber("p50Millis").doubleValue(),
+                                r.getJsonNumber("p99Millis").doubleValue()));
                     }
                 }
                 return;
             }
             String confirmLine = "";
             List<String> ratios = new ArrayList<>();
-            ratios.add("| producers | Java prepare+confirm / queue send+receive+ack (Java) | REST prepare+confirm / REST queue send "
-                    + "| helpers → MDB local, applied / queue cycle | helpers → MDB local / helpers → MDB XA |");
+            ratios.add(
+                    "| producers | Java prepare+confirm / queue send+receive+ack (Java) | REST prepare+confirm / REST queue send "
+                            + "| helpers → MDB local, applied / queue cycle | helpers → MDB local / helpers → MDB XA |");
             ratios.add("|---|---|---|---|---|");
             for (int producers : PRODUCERS) {
                 JsonObject java = java(topic, producer, producers, MESSAGES);
-                rows.add(row("Java", producers, MESSAGES, java.getJsonNumber("perSecond").doubleValue(),
-                        java.getJsonNumber("p50Millis").doubleValue(), java.getJsonNumber("p99Millis").doubleValue()));
+                rows.add(row(
+                        "Java",
+                        producers,
+                        MESSAGES,
+                        java.getJsonNumber("perSecond").doubleValue(),
+                        java.getJsonNumber("p50Millis").doubleValue(),
+                        java.getJsonNumber("p99Millis").doubleValue()));
                 System.out.println(rows.get(rows.size() - 1));
                 confirmedAt.clear();
                 confirmNanos.clear();
@@ -110,54 +130,88 @@ class ReliableBench {
                 rows.add(row("REST", producers, MESSAGES, rest[0], rest[1], rest[2]));
                 System.out.println(rows.get(rows.size() - 1));
                 if (producers == 1) {
-                    Latencies confirms = new Latencies(confirmNanos.stream().mapToLong(Long::longValue).toArray());
-                    confirmLine = String.format(Locale.ROOT, "Confirm answered (REST, 1 producer, the confirm call alone):"
-                            + " p50 %.2f ms, p99 %.2f ms", confirms.percentileMillis(50), confirms.percentileMillis(99));
+                    Latencies confirms = new Latencies(
+                            confirmNanos.stream().mapToLong(Long::longValue).toArray());
+                    confirmLine = String.format(
+                            Locale.ROOT,
+                            "Confirm answered (REST, 1 producer, the confirm call alone):"
+                                    + " p50 %.2f ms, p99 %.2f ms",
+                            confirms.percentileMillis(50),
+                            confirms.percentileMillis(99));
                     System.out.println(confirmLine);
                 }
                 JsonObject cycle = queueCycle(producers, MESSAGES);
-                rows.add(row("queue cycle, Java", producers, MESSAGES, cycle.getJsonNumber("perSecond").doubleValue(),
-                        cycle.getJsonNumber("p50Millis").doubleValue(), cycle.getJsonNumber("p99Millis").doubleValue()));
+                rows.add(row(
+                        "queue cycle, Java",
+                        producers,
+                        MESSAGES,
+                        cycle.getJsonNumber("perSecond").doubleValue(),
+                        cycle.getJsonNumber("p50Millis").doubleValue(),
+                        cycle.getJsonNumber("p99Millis").doubleValue()));
                 System.out.println(rows.get(rows.size() - 1));
                 double[] sends = restSends(queue, producers, MESSAGES);
                 rows.add(row("queue send, REST", producers, MESSAGES, sends[0], sends[1], sends[2]));
                 System.out.println(rows.get(rows.size() - 1));
                 JsonObject local = helpers(helpers, InboxListeners.LOCAL, producers, MESSAGES);
-                rows.add(row("helpers → MDB local (order committed → effect applied)", producers, MESSAGES,
-                        local.getJsonNumber("perSecond").doubleValue(), local.getJsonNumber("p50Millis").doubleValue(),
+                rows.add(row(
+                        "helpers → MDB local (order committed → effect applied)",
+                        producers,
+                        MESSAGES,
+                        local.getJsonNumber("perSecond").doubleValue(),
+                        local.getJsonNumber("p50Millis").doubleValue(),
                         local.getJsonNumber("p99Millis").doubleValue()));
                 System.out.println(rows.get(rows.size() - 1));
                 JsonObject xa = helpers(helpers, InboxListeners.XA, producers, MESSAGES);
-                rows.add(row("helpers → MDB XA (order committed → effect applied)", producers, MESSAGES,
-                        xa.getJsonNumber("perSecond").doubleValue(), xa.getJsonNumber("p50Millis").doubleValue(),
+                rows.add(row(
+                        "helpers → MDB XA (order committed → effect applied)",
+                        producers,
+                        MESSAGES,
+                        xa.getJsonNumber("perSecond").doubleValue(),
+                        xa.getJsonNumber("p50Millis").doubleValue(),
                         xa.getJsonNumber("p99Millis").doubleValue()));
                 System.out.println(rows.get(rows.size() - 1));
-                ratios.add(String.format(Locale.ROOT, "| %d | %.2f | %.2f | %.2f | %.2f |", producers,
-                        java.getJsonNumber("perSecond").doubleValue() / cycle.getJsonNumber("perSecond").doubleValue(),
-                        rest[0] / sends[0], local.getJsonNumber("perSecond").doubleValue()
+                ratios.add(String.format(
+                        Locale.ROOT,
+                        "| %d | %.2f | %.2f | %.2f | %.2f |",
+                        producers,
+                        java.getJsonNumber("perSecond").doubleValue()
                                 / cycle.getJsonNumber("perSecond").doubleValue(),
-                        local.getJsonNumber("perSecond").doubleValue() / xa.getJsonNumber("perSecond").doubleValue()));
+                        rest[0] / sends[0],
+                        local.getJsonNumber("perSecond").doubleValue()
+                                / cycle.getJsonNumber("perSecond").doubleValue(),
+                        local.getJsonNumber("perSecond").doubleValue()
+                                / xa.getJsonNumber("perSecond").doubleValue()));
             }
             http.delete("api/queues/" + queue);
-            // The consumer starts only now, as no queue receiver ran beside the queue sends: the throughput rows measure
+            // The consumer starts only now, as no queue receiver ran beside the queue sends: the throughput rows
+            // measure
             // the producer's calls (and the relay's publishing) alone, the consumer's reports are this part's.
             AtomicBoolean consuming = new AtomicBoolean(true);
             Thread consumer = new Thread(() -> consume(topic, "sink", consuming), "bench-consumer");
             consumer.start();
             // End to end on an idle system: the consumer first drains what the throughput runs left behind.
-            Eventually.until("the consumer caught up", Duration.ofMinutes(3),
+            Eventually.until(
+                    "the consumer caught up",
+                    Duration.ofMinutes(3),
                     () -> consumedAt.keySet().containsAll(confirmedAt.keySet()));
             Thread.sleep(2000);
             confirmedAt.clear();
             rest(topic, producer, 1, 300);
-            Eventually.until("the consumer caught up", Duration.ofMinutes(3),
+            Eventually.until(
+                    "the consumer caught up",
+                    Duration.ofMinutes(3),
                     () -> consumedAt.keySet().containsAll(confirmedAt.keySet()));
             long[] endToEnd = confirmedAt.entrySet().stream()
-                    .mapToLong(e -> consumedAt.get(e.getKey()) - e.getValue()).toArray();
+                    .mapToLong(e -> consumedAt.get(e.getKey()) - e.getValue())
+                    .toArray();
             Latencies e2e = new Latencies(endToEnd);
-            String e2eLine = String.format(Locale.ROOT, "Confirm answered → consumed report recorded (REST, %d messages from "
-                    + "one producer, one consumer on the broker reporting over REST): p50 %.1f ms, p99 %.1f ms", e2e.count(),
-                    e2e.percentileMillis(50), e2e.percentileMillis(99));
+            String e2eLine = String.format(
+                    Locale.ROOT,
+                    "Confirm answered → consumed report recorded (REST, %d messages from "
+                            + "one producer, one consumer on the broker reporting over REST): p50 %.1f ms, p99 %.1f ms",
+                    e2e.count(),
+                    e2e.percentileMillis(50),
+                    e2e.percentileMillis(99));
             System.out.println(e2eLine);
             consuming.set(false);
             consumer.join();
@@ -177,8 +231,13 @@ class ReliableBench {
         String name = "benchh" + UUID.randomUUID().toString().substring(0, 8);
         http.put("api/test/apps/" + name + "/mode/BARRIER", "");
         String base = "http://localhost:" + System.getProperty("it.http.port", "19080") + "/";
-        assertEquals(201, http.post("api/producers", "{\"name\": \"" + name + "\", \"checkBackUrl\": \"" + base
-                + "api/test/apps/" + name + "/check-back\"}").status());
+        assertEquals(
+                201,
+                http.post(
+                                "api/producers",
+                                "{\"name\": \"" + name + "\", \"checkBackUrl\": \"" + base + "api/test/apps/" + name
+                                        + "/check-back\"}")
+                        .status());
         return name;
     }
 
@@ -191,14 +250,22 @@ class ReliableBench {
         double liberty = ProcessCpu.liberty("courier");
         double postgres = ProcessCpu.postgres();
         double broker = ProcessCpu.broker();
-        Http.Response run = http.post("api/test/apps/bench/helpers?producer=" + producer + "&topic=" + topic
-                + "&producers=" + producers + "&messages=" + messages, "");
+        Http.Response run = http.post(
+                "api/test/apps/bench/helpers?producer=" + producer + "&topic=" + topic + "&producers=" + producers
+                        + "&messages=" + messages,
+                "");
         assertEquals(200, run.status(), run::toString);
         JsonObject result = run.json();
-        System.out.println(String.format(Locale.ROOT, "helpers → MDB %s, %d producers: CPU per message: Liberty %.2f ms,"
-                + " PostgreSQL %.2f ms, broker %.2f ms; orders placed %.0f/s, one order's transaction p50 %.2f ms", topic,
-                producers, (ProcessCpu.liberty("courier") - liberty) / messages, (ProcessCpu.postgres() - postgres) / messages,
-                (ProcessCpu.broker() - broker) / messages, result.getJsonNumber("placedPerSecond").doubleValue(),
+        System.out.println(String.format(
+                Locale.ROOT,
+                "helpers → MDB %s, %d producers: CPU per message: Liberty %.2f ms,"
+                        + " PostgreSQL %.2f ms, broker %.2f ms; orders placed %.0f/s, one order's transaction p50 %.2f ms",
+                topic,
+                producers,
+                (ProcessCpu.liberty("courier") - liberty) / messages,
+                (ProcessCpu.postgres() - postgres) / messages,
+                (ProcessCpu.broker() - broker) / messages,
+                result.getJsonNumber("placedPerSecond").doubleValue(),
                 result.getJsonNumber("placeP50Millis").doubleValue()));
         return result;
     }
@@ -208,35 +275,58 @@ class ReliableBench {
         String down = "down" + UUID.randomUUID().toString().substring(0, 8);
         String topic = "stale" + UUID.randomUUID().toString().substring(0, 8);
         assertEquals(201, http.post("api/producers", stub.registration(good)).status());
-        assertEquals(201, http.post("api/producers", "{\"name\": \"" + down
-                + "\", \"checkBackUrl\": \"http://127.0.0.1:9/check-back\"}").status());
-        assertEquals(201, http.post("api/topics/" + topic + "/subscribers", "{\"name\": \"s\"}").status());
-        post("api/bench/reliable", "{\"topic\": \"" + topic + "\", \"producer\": \"" + good + "\", \"producers\": 4, "
-                + "\"messages\": " + STALE + ", \"confirm\": false, \"checkBackSeconds\": 3600}");
-        post("api/bench/reliable", "{\"topic\": \"" + topic + "\", \"producer\": \"" + down + "\", \"producers\": 4, "
-                + "\"messages\": 1000, \"confirm\": false, \"checkBackSeconds\": 3600}");
+        assertEquals(
+                201,
+                http.post(
+                                "api/producers",
+                                "{\"name\": \"" + down + "\", \"checkBackUrl\": \"http://127.0.0.1:9/check-back\"}")
+                        .status());
+        assertEquals(
+                201,
+                http.post("api/topics/" + topic + "/subscribers", "{\"name\": \"s\"}")
+                        .status());
+        post(
+                "api/bench/reliable",
+                "{\"topic\": \"" + topic + "\", \"producer\": \"" + good + "\", \"producers\": 4, " + "\"messages\": "
+                        + STALE + ", \"confirm\": false, \"checkBackSeconds\": 3600}");
+        post(
+                "api/bench/reliable",
+                "{\"topic\": \"" + topic + "\", \"producer\": \"" + down + "\", \"producers\": 4, "
+                        + "\"messages\": 1000, \"confirm\": false, \"checkBackSeconds\": 3600}");
         assertEquals(STALE, http.get("api/producers/" + good).json().getInt("pending"));
 
         long start = System.nanoTime();
         assertEquals(204, http.post("api/test/clock/advance?seconds=3601", "").status());
-        Eventually.until("every stale message checked back", Duration.ofMinutes(10),
+        Eventually.until(
+                "every stale message checked back",
+                Duration.ofMinutes(10),
                 () -> http.get("api/producers/" + good).json().getInt("pending") == 0);
         double seconds = (System.nanoTime() - start) / 1e9;
         JsonObject downStatus = http.get("api/producers/" + down).json();
-        return String.format(Locale.ROOT, "Check-back reconciler: %d stale pending messages of a live producer settled "
-                + "(ROLLED_BACK → CANCELLED) in %.1f s = %.0f check-backs/s, while a producer with 1000 pending messages "
-                + "was down (its circuit then: %s, still pending: %d)", STALE, seconds, STALE / seconds,
-                downStatus.getString("circuit"), downStatus.getInt("pending"));
+        return String.format(
+                Locale.ROOT,
+                "Check-back reconciler: %d stale pending messages of a live producer settled "
+                        + "(ROLLED_BACK → CANCELLED) in %.1f s = %.0f check-backs/s, while a producer with 1000 pending messages "
+                        + "was down (its circuit then: %s, still pending: %d)",
+                STALE,
+                seconds,
+                STALE / seconds,
+                downStatus.getString("circuit"),
+                downStatus.getInt("pending"));
     }
 
     private JsonObject java(String topic, String producer, int producers, int messages) {
-        return post("api/bench/reliable", "{\"topic\": \"" + topic + "\", \"producer\": \"" + producer + "\", \"producers\": "
-                + producers + ", \"messages\": " + messages + "}");
+        return post(
+                "api/bench/reliable",
+                "{\"topic\": \"" + topic + "\", \"producer\": \"" + producer + "\", \"producers\": " + producers
+                        + ", \"messages\": " + messages + "}");
     }
 
     /** The transactional queue's send, receive and ack per message, in the server (Java API, batch 1). */
     private JsonObject queueCycle(int workers, int messages) {
-        return post("api/bench/queue-cycle", "{\"workers\": " + workers + ", \"batch\": 1, \"messages\": " + messages + "}");
+        return post(
+                "api/bench/queue-cycle",
+                "{\"workers\": " + workers + ", \"batch\": 1, \"messages\": " + messages + "}");
     }
 
     /** Single queue sends over REST (one call each), on the same client as {@link #rest}. @return msg/s, p50, p99 */
@@ -252,8 +342,9 @@ class ReliableBench {
     /** REST prepare + confirm (two calls) from {@code producers} threads. @return msg/s, p50 ms, p99 ms */
     private double[] rest(String topic, String producer, int producers, int messages) throws Exception {
         return loops(producers, messages, client -> {
-            Http.Response prepared = client.post("api/messages", "{\"topic\": \"" + topic + "\", \"producer\": \""
-                    + producer + "\", \"payload\": " + PAYLOAD + "}");
+            Http.Response prepared = client.post(
+                    "api/messages",
+                    "{\"topic\": \"" + topic + "\", \"producer\": \"" + producer + "\", \"payload\": " + PAYLOAD + "}");
             assertEquals(201, prepared.status(), prepared::toString);
             String id = prepared.json().getString("id");
             long confirming = System.nanoTime();
@@ -265,7 +356,8 @@ class ReliableBench {
     }
 
     /** {@code workers} threads, each on its own kept-alive connection, run {@code step} until {@code messages} ran. */
-    private double[] loops(int workers, int messages, java.util.function.Consumer<KeepAliveClient> step) throws Exception {
+    private double[] loops(int workers, int messages, java.util.function.Consumer<KeepAliveClient> step)
+            throws Exception {
         ExecutorService threads = Executors.newFixedThreadPool(workers);
         AtomicInteger left = new AtomicInteger(messages);
         long start = System.nanoTime();
@@ -289,22 +381,24 @@ class ReliableBench {
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         threads.shutdown();
-        Latencies latencies = new Latencies(all.stream().mapToLong(Long::longValue).toArray());
+        Latencies latencies =
+                new Latencies(all.stream().mapToLong(Long::longValue).toArray());
         return new double[] {messages / seconds, latencies.percentileMillis(50), latencies.percentileMillis(99)};
     }
 
     /** A subscriber outside Courier: one connection, reports each message consumed over REST. */
     private void consume(String topic, String subscriber, AtomicBoolean consuming) {
-        try (ActiveMQConnectionFactory factory = new ActiveMQConnectionFactory("tcp://127.0.0.1:"
-                + System.getProperty("it.broker.port", "61617"));
+        try (ActiveMQConnectionFactory factory = new ActiveMQConnectionFactory(
+                        "tcp://127.0.0.1:" + System.getProperty("it.broker.port", "61617"));
                 JMSContext context = factory.createContext(Broker.USER, Broker.PASSWORD);
-                JMSConsumer consumer = context.createConsumer(context.createQueue(topic + "::" + topic + "." + subscriber))) {
+                JMSConsumer consumer =
+                        context.createConsumer(context.createQueue(topic + "::" + topic + "." + subscriber))) {
             while (consuming.get()) {
                 Message message = consumer.receive(200);
                 if (message != null) {
                     String id = message.getStringProperty("courierMessageId");
-                    Http.Response consumed = http.post("api/messages/" + id + "/consumed",
-                            "{\"subscriber\": \"" + subscriber + "\"}");
+                    Http.Response consumed =
+                            http.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"" + subscriber + "\"}");
                     if (consumed.status() == 200) {
                         consumedAt.putIfAbsent(id, System.nanoTime());
                     }
@@ -322,6 +416,7 @@ class ReliableBench {
     }
 
     private static String row(String path, int producers, int messages, double perSecond, double p50, double p99) {
-        return String.format(Locale.ROOT, "| %s | %d | %d | %.0f | %.2f | %.2f |", path, producers, messages, perSecond, p50, p99);
+        return String.format(
+                Locale.ROOT, "| %s | %d | %d | %.0f | %.2f | %.2f |", path, producers, messages, perSecond, p50, p99);
     }
 }

@@ -34,8 +34,12 @@ final class RestCycle {
 
     QueueBenchmark.Phase cycle(String queue, int workers, int batch, int messages) throws Exception {
         int total = messages / batch * batch;
-        String send = batch == 1 ? "{\"payload\": " + QueueBenchmark.PAYLOAD_JSON + "}"
-                : "[" + String.join(", ", Collections.nCopies(batch, "{\"payload\": " + QueueBenchmark.PAYLOAD_JSON + "}")) + "]";
+        String send = batch == 1
+                ? "{\"payload\": " + QueueBenchmark.PAYLOAD_JSON + "}"
+                : "["
+                        + String.join(
+                                ", ", Collections.nCopies(batch, "{\"payload\": " + QueueBenchmark.PAYLOAD_JSON + "}"))
+                        + "]";
         AtomicInteger toSend = new AtomicInteger(messages / batch);
         AtomicInteger left = new AtomicInteger(total);
         ExecutorService pool = Executors.newFixedThreadPool(workers);
@@ -50,7 +54,10 @@ final class RestCycle {
                 all.addAll(future.get());
             }
             double seconds = (System.nanoTime() - start) / 1e9;
-            return new QueueBenchmark.Phase(total, seconds, new Latencies(all.stream().mapToLong(Long::longValue).toArray()));
+            return new QueueBenchmark.Phase(
+                    total,
+                    seconds,
+                    new Latencies(all.stream().mapToLong(Long::longValue).toArray()));
         } finally {
             pool.shutdownNow();
         }
@@ -62,8 +69,8 @@ final class RestCycle {
         }
     }
 
-    private List<Long> loop(KeepAliveClient client, String queue, int batch, String send, AtomicInteger toSend,
-            AtomicInteger left) {
+    private List<Long> loop(
+            KeepAliveClient client, String queue, int batch, String send, AtomicInteger toSend, AtomicInteger left) {
         List<Long> nanos = new ArrayList<>();
         List<String> finished = List.of();
         while (left.get() > 0) {
@@ -73,18 +80,33 @@ final class RestCycle {
             }
             JsonArrayBuilder ack = Json.createArrayBuilder();
             finished.forEach(ack::add);
-            JsonObject received = expect(200, client.post("api/queues/" + queue + "/receive",
-                    Json.createObjectBuilder().add("max", batch).add("ack", ack).build().toString())).json();
+            JsonObject received = expect(
+                            200,
+                            client.post(
+                                    "api/queues/" + queue + "/receive",
+                                    Json.createObjectBuilder()
+                                            .add("max", batch)
+                                            .add("ack", ack)
+                                            .build()
+                                            .toString()))
+                    .json();
             finished = received.getJsonArray("messages").getValuesAs(JsonObject.class).stream()
-                    .map(m -> m.getString("leaseToken")).toList();
+                    .map(m -> m.getString("leaseToken"))
+                    .toList();
             left.addAndGet(-finished.size());
             nanos.add(System.nanoTime() - start);
         }
         if (!finished.isEmpty()) {
             JsonArrayBuilder tokens = Json.createArrayBuilder();
             finished.forEach(tokens::add);
-            expect(204, client.post("api/queues/" + queue + "/ack",
-                    Json.createObjectBuilder().add("leaseTokens", tokens).build().toString()));
+            expect(
+                    204,
+                    client.post(
+                            "api/queues/" + queue + "/ack",
+                            Json.createObjectBuilder()
+                                    .add("leaseTokens", tokens)
+                                    .build()
+                                    .toString()));
         }
         return nanos;
     }

@@ -51,8 +51,8 @@ class AfterCompletionBatchesTest {
 
     @Test
     void no_more_calls_at_once_than_the_limit_and_what_comes_meanwhile_goes_together_next() throws Exception {
-        AfterCompletionBatches<String> batches = new AfterCompletionBatches<>("items", "recovery", held, id -> id,
-                executor, 500, 10_000);
+        AfterCompletionBatches<String> batches =
+                new AfterCompletionBatches<>("items", "recovery", held, id -> id, executor, 500, 10_000);
         for (int i = 0; i < AfterCompletionBatches.MAX_CALLS; i++) {
             assertTrue(batches.add("m" + i));
             awaitRunning(i + 1); // each on a call of its own, held
@@ -74,14 +74,15 @@ class AfterCompletionBatchesTest {
         List<String> sent = calls.stream().flatMap(List::stream).sorted().toList();
         assertEquals(100, sent.size(), "each item sent once");
         assertEquals(100, sent.stream().distinct().count());
-        assertTrue(calls.size() <= 2 * AfterCompletionBatches.MAX_CALLS,
+        assertTrue(
+                calls.size() <= 2 * AfterCompletionBatches.MAX_CALLS,
                 "the items that waited went together: " + calls.size() + " calls for 100 items");
     }
 
     @Test
     void an_item_past_the_waiting_limit_is_dropped_at_once() throws Exception {
-        AfterCompletionBatches<String> batches = new AfterCompletionBatches<>("items", "recovery", held, id -> id,
-                executor, 500, 3);
+        AfterCompletionBatches<String> batches =
+                new AfterCompletionBatches<>("items", "recovery", held, id -> id, executor, 500, 3);
         assertTrue(batches.add("a"));
         assertTrue(batches.add("b"));
         assertTrue(batches.add("c"));
@@ -93,7 +94,9 @@ class AfterCompletionBatchesTest {
         while (batches.waiting() > 0 && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
-        assertEquals(List.of("a", "b", "c"), calls.stream().flatMap(List::stream).sorted().toList(),
+        assertEquals(
+                List.of("a", "b", "c"),
+                calls.stream().flatMap(List::stream).sorted().toList(),
                 "the dropped item never sent");
         assertTrue(batches.add("e"), "room again once the waiting ones went");
     }

@@ -28,9 +28,12 @@ class ClientIndependenceTest {
         }
         assertTrue(files.size() >= 8, "the client classes are compiled: " + files);
         for (Path file : files) {
-            Matcher references = COURIER_CLASS.matcher(new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1));
+            Matcher references =
+                    COURIER_CLASS.matcher(new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1));
             while (references.find()) {
-                assertFalse(!references.group(1).equals("client"), file.getFileName() + " uses dev.courier." + references.group(1));
+                assertFalse(
+                        !references.group(1).equals("client"),
+                        file.getFileName() + " uses dev.courier." + references.group(1));
             }
         }
     }

@@ -28,17 +28,26 @@ class ClientWithoutTracingTest {
             Class<?> http = loader.loadClass("dev.courier.client.HttpCourierApi");
             Object client = http.getConstructor(URI.class, Duration.class, String.class, String.class)
                     .newInstance(URI.create("http://127.0.0.1:9/"), Duration.ofSeconds(2), "someone", "secret");
-            InvocationTargetException call = assertThrows(InvocationTargetException.class, () -> api
-                    .getMethod("prepare", String.class, String.class, String.class, Map.class, Duration.class)
-                    .invoke(client, "t", "p", "{}", Map.of(), null));
-            assertEquals("dev.courier.client.CourierException", call.getCause().getClass().getName(),
+            InvocationTargetException call = assertThrows(
+                    InvocationTargetException.class,
+                    () -> api.getMethod("prepare", String.class, String.class, String.class, Map.class, Duration.class)
+                            .invoke(client, "t", "p", "{}", Map.of(), null));
+            assertEquals(
+                    "dev.courier.client.CourierException",
+                    call.getCause().getClass().getName(),
                     "no answer from port 9, and no NoClassDefFoundError: " + call.getCause());
 
             Class<?> consumer = loader.loadClass("dev.courier.client.ReliableConsumer");
             Object anything = Proxy.newProxyInstance(loader, new Class<?>[] {api}, (proxy, method, args) -> null);
-            Object built = consumer.getConstructor(api, String.class, javax.sql.DataSource.class,
-                    jakarta.transaction.TransactionSynchronizationRegistry.class)
-                    .newInstance(anything, "billing", proxy(javax.sql.DataSource.class),
+            Object built = consumer.getConstructor(
+                            api,
+                            String.class,
+                            javax.sql.DataSource.class,
+                            jakarta.transaction.TransactionSynchronizationRegistry.class)
+                    .newInstance(
+                            anything,
+                            "billing",
+                            proxy(javax.sql.DataSource.class),
                             proxy(jakarta.transaction.TransactionSynchronizationRegistry.class));
             assertTrue(consumer.isInstance(built));
         }
@@ -52,7 +61,9 @@ class ClientWithoutTracingTest {
     private static final class WithoutOpenTelemetry extends URLClassLoader {
 
         WithoutOpenTelemetry() throws java.net.MalformedURLException {
-            super(new URL[] {Path.of("target/classes").toUri().toURL()}, ClientWithoutTracingTest.class.getClassLoader());
+            super(
+                    new URL[] {Path.of("target/classes").toUri().toURL()},
+                    ClientWithoutTracingTest.class.getClassLoader());
         }
 
         @Override

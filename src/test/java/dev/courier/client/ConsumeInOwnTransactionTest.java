@@ -24,15 +24,20 @@ class ConsumeInOwnTransactionTest {
 
     private final List<String> calls = new ArrayList<>();
 
-    private final ReliableConsumer consumer = new ReliableConsumer(proxy(CourierApi.class, Map.of()), "billing",
-            proxy(DataSource.class, Map.of()), proxy(TransactionSynchronizationRegistry.class, Map.of()))
+    private final ReliableConsumer consumer = new ReliableConsumer(
+                    proxy(CourierApi.class, Map.of()),
+                    "billing",
+                    proxy(DataSource.class, Map.of()),
+                    proxy(TransactionSynchronizationRegistry.class, Map.of()))
             .reportingSynchronously();
 
     @Test
     void a_message_without_a_courier_id_is_refused_before_a_transaction_begins() {
         Message foreign = proxy(Message.class, Map.of()); // every property null
-        IllegalArgumentException refused = assertThrows(IllegalArgumentException.class,
-                () -> consumer.consumeInOwnTransaction(transaction(null), foreign, (id, payload) -> calls.add("handled")));
+        IllegalArgumentException refused = assertThrows(
+                IllegalArgumentException.class,
+                () -> consumer.consumeInOwnTransaction(
+                        transaction(null), foreign, (id, payload) -> calls.add("handled")));
         assertTrue(refused.getMessage().contains("courierMessageId"), refused.getMessage());
         assertEquals(List.of(), calls, "no transaction begun, no handler run");
     }
@@ -40,16 +45,20 @@ class ConsumeInOwnTransactionTest {
     @Test
     void a_thread_that_already_has_a_transaction_is_refused() {
         Message courier = proxy(Message.class, Map.of("getStringProperty", "3f6c2a9e-8b1d-4c57-9a0e-5d2f7b6e1c48"));
-        IllegalStateException refused = assertThrows(IllegalStateException.class, () -> consumer.consumeInOwnTransaction(
-                transaction(new NotSupportedException("nested")), courier, (id, payload) -> calls.add("handled")));
+        IllegalStateException refused = assertThrows(
+                IllegalStateException.class,
+                () -> consumer.consumeInOwnTransaction(
+                        transaction(new NotSupportedException("nested")),
+                        courier,
+                        (id, payload) -> calls.add("handled")));
         assertTrue(refused.getMessage().contains("needs no transaction"), refused.getMessage());
         assertEquals(List.of("begin"), calls, "the handler never ran");
     }
 
     /** A UserTransaction whose begin is recorded and throws {@code onBegin} when given. */
     private UserTransaction transaction(Exception onBegin) {
-        return (UserTransaction) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {UserTransaction.class},
-                (p, method, args) -> {
+        return (UserTransaction) Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {UserTransaction.class}, (p, method, args) -> {
                     calls.add(method.getName());
                     if (method.getName().equals("begin") && onBegin != null) {
                         throw onBegin;
@@ -59,7 +68,7 @@ class ConsumeInOwnTransactionTest {
     }
 
     private static <T> T proxy(Class<T> type, Map<String, Object> answers) {
-        return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type},
-                (p, method, args) -> answers.get(method.getName())));
+        return type.cast(Proxy.newProxyInstance(
+                type.getClassLoader(), new Class<?>[] {type}, (p, method, args) -> answers.get(method.getName())));
     }
 }

@@ -43,7 +43,8 @@ class ConsoleIT {
     private static final Path SCREENSHOTS = Path.of("target/console");
 
     private final Http http = Http.server();
-    private final String queue = "console_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+    private final String queue =
+            "console_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
     private ChromeDriver browser;
 
     @Deployment(testable = false)
@@ -53,7 +54,8 @@ class ConsoleIT {
 
     @BeforeEach
     void queue() {
-        assertEquals(201, http.put("api/queues/" + queue, "{\"maxAttempts\": 1}").status());
+        assertEquals(
+                201, http.put("api/queues/" + queue, "{\"maxAttempts\": 1}").status());
     }
 
     @AfterEach
@@ -70,21 +72,32 @@ class ConsoleIT {
         open("#/");
         WebElement depth = waitFor(By.cssSelector("tr[data-queue='" + queue + "'] td[data-field='depth']"));
         assertEquals("0", depth.getText());
-        assertEquals(201, http.post("api/queues/" + queue + "/messages",
-                "[{\"payload\": {\"order\": 1}}, {\"payload\": {\"order\": 2}}, {\"payload\": {\"order\": 3}}]").status());
-        new WebDriverWait(browser, PATIENCE).until(ExpectedConditions.textToBe(
-                By.cssSelector("tr[data-queue='" + queue + "'] td[data-field='depth']"), "3"));
+        assertEquals(
+                201,
+                http.post(
+                                "api/queues/" + queue + "/messages",
+                                "[{\"payload\": {\"order\": 1}}, {\"payload\": {\"order\": 2}}, {\"payload\": {\"order\": 3}}]")
+                        .status());
+        new WebDriverWait(browser, PATIENCE)
+                .until(ExpectedConditions.textToBe(
+                        By.cssSelector("tr[data-queue='" + queue + "'] td[data-field='depth']"), "3"));
         Object loads = browser.executeScript("return performance.getEntriesByType('navigation').length");
         assertEquals(1L, loads, "the overview refreshed itself: one page load");
         waitFor(By.cssSelector("#chart .uplot"));
         screenshot("overview");
 
         // One message to the dead letters: received and released, its only attempt spent.
-        JsonObject leased = http.post("api/queues/" + queue + "/receive", "{\"max\": 1}").json()
-                .getJsonArray("messages").getJsonObject(0);
+        JsonObject leased = http.post("api/queues/" + queue + "/receive", "{\"max\": 1}")
+                .json()
+                .getJsonArray("messages")
+                .getJsonObject(0);
         String dead = leased.getString("id");
-        assertEquals(204, http.post("api/queues/" + queue + "/messages/" + dead + "/release",
-                "{\"leaseToken\": \"" + leased.getString("leaseToken") + "\"}").status());
+        assertEquals(
+                204,
+                http.post(
+                                "api/queues/" + queue + "/messages/" + dead + "/release",
+                                "{\"leaseToken\": \"" + leased.getString("leaseToken") + "\"}")
+                        .status());
 
         open("#/queue/" + queue);
         waitFor(By.cssSelector("#messages tr[data-id]"));
@@ -94,7 +107,8 @@ class ConsoleIT {
         screenshot("message");
 
         open("#/dead/" + queue);
-        waitFor(By.cssSelector("#messages tr[data-id='" + dead + "'] input[data-select]")).click();
+        waitFor(By.cssSelector("#messages tr[data-id='" + dead + "'] input[data-select]"))
+                .click();
         screenshot("dead-letters");
         browser.findElement(By.id("replay-selected")).click();
         waitFor(By.id("no-dead"));
@@ -110,8 +124,14 @@ class ConsoleIT {
         WebElement filters = waitFor(By.id("filters"));
         assertFalse(filters.getText().contains("[object"), filters.getText());
         assertFalse(filters.getText().contains(","), filters.getText());
-        assertEquals(6, filters.findElements(By.cssSelector("select[name=state] option")).size());
-        assertEquals(4, filters.findElements(By.cssSelector("select[name=deliveryState] option")).size());
+        assertEquals(
+                6,
+                filters.findElements(By.cssSelector("select[name=state] option"))
+                        .size());
+        assertEquals(
+                4,
+                filters.findElements(By.cssSelector("select[name=deliveryState] option"))
+                        .size());
         screenshot("reliable-messages");
         open("#/audit");
         waitFor(By.cssSelector("#audit tbody tr")); // (newest first by the server's clock, which other tests shift)
@@ -136,13 +156,26 @@ class ConsoleIT {
      * with what it kept (a page whose URL holds credentials may not fetch anything).
      */
     private static ChromeDriver logIn(String user) {
-        ChromeOptions options = new ChromeOptions().setBinary("/usr/bin/chromium").addArguments("--headless=new",
-                "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--window-size=1280,900");
+        ChromeOptions options = new ChromeOptions()
+                .setBinary("/usr/bin/chromium")
+                .addArguments(
+                        "--headless=new",
+                        "--no-sandbox",
+                        "--disable-gpu",
+                        "--disable-quic",
+                        "--no-first-run",
+                        "--disable-background-networking",
+                        "--disable-component-update",
+                        "--disable-sync",
+                        "--window-size=1280,900");
         ChromeDriverService service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(new java.io.File("/usr/bin/chromedriver")).build();
+                .usingDriverExecutable(new java.io.File("/usr/bin/chromedriver"))
+                .build();
         ChromeDriver driver = new ChromeDriver(service, options);
-        driver.get(Http.server().uri("console/").toString().replace("http://", "http://" + user + ":" + Http.password(user) + "@"));
+        driver.get(Http.server()
+                .uri("console/")
+                .toString()
+                .replace("http://", "http://" + user + ":" + Http.password(user) + "@"));
         return driver;
     }
 
@@ -158,14 +191,18 @@ class ConsoleIT {
         try {
             return new WebDriverWait(browser, PATIENCE).until(ExpectedConditions.presenceOfElementLocated(what));
         } catch (org.openqa.selenium.TimeoutException e) {
-            throw new AssertionError("no " + what + " at " + browser.getCurrentUrl() + "; the page says: "
-                    + browser.findElement(By.tagName("body")).getText() + "\n" + browser.getPageSource(), e);
+            throw new AssertionError(
+                    "no " + what + " at " + browser.getCurrentUrl() + "; the page says: "
+                            + browser.findElement(By.tagName("body")).getText() + "\n" + browser.getPageSource(),
+                    e);
         }
     }
 
     private void screenshot(String page) throws IOException {
         Files.createDirectories(SCREENSHOTS);
-        Files.copy(browser.getScreenshotAs(OutputType.FILE).toPath(), SCREENSHOTS.resolve(page + ".png"),
+        Files.copy(
+                browser.getScreenshotAs(OutputType.FILE).toPath(),
+                SCREENSHOTS.resolve(page + ".png"),
                 StandardCopyOption.REPLACE_EXISTING);
     }
 }

@@ -56,12 +56,17 @@ class ReadinessIT {
             Http.Response refused = http.post("api/twophase/probes", "{\"body\": \"" + body + "\"}");
             assertEquals(503, refused.status(), refused::toString);
             assertEquals("application/problem+json", refused.contentType());
-            assertEquals(0, http.get("api/test/probes/count?body=" + body).json().getInt("count"),
+            assertEquals(
+                    0,
+                    http.get("api/test/probes/count?body=" + body).json().getInt("count"),
                     "the XA transaction rolled back: no row without its message");
         } finally {
             Broker.start();
         }
-        Eventually.until("readiness UP", Duration.ofSeconds(60), () -> http.get("health/ready").status() == 200);
+        Eventually.until(
+                "readiness UP",
+                Duration.ofSeconds(60),
+                () -> http.get("health/ready").status() == 200);
     }
 
     private static String check(JsonObject health, String name) {

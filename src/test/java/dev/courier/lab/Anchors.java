@@ -23,9 +23,16 @@ record Anchors(double fdatasyncPerSecond, double pgbenchInsertTps) {
     static Anchors measure(Path where) throws Exception {
         Path dir = where.toAbsolutePath();
         Files.createDirectories(dir);
-        String fsync = run(dir, List.of(BIN.resolve("pg_test_fsync").toString(), "-s", "2", "-f",
-                dir.resolve("fsync.test").toString()));
-        Matcher fdatasync = Pattern.compile("(?m)^\\s+fdatasync\\s+([0-9.]+) ops/sec").matcher(fsync);
+        String fsync = run(
+                dir,
+                List.of(
+                        BIN.resolve("pg_test_fsync").toString(),
+                        "-s",
+                        "2",
+                        "-f",
+                        dir.resolve("fsync.test").toString()));
+        Matcher fdatasync =
+                Pattern.compile("(?m)^\\s+fdatasync\\s+([0-9.]+) ops/sec").matcher(fsync);
         double fdatasyncRate = fdatasync.find() ? Double.parseDouble(fdatasync.group(1)) : Double.NaN;
         try (Connection c = LabDatabases.connect(System.getProperty("courier.db.name", "courier"));
                 Statement ddl = c.createStatement()) {
@@ -33,10 +40,24 @@ record Anchors(double fdatasyncPerSecond, double pgbenchInsertTps) {
         }
         Path script = dir.resolve("insert.sql");
         Files.writeString(script, "INSERT INTO lab_anchor (v) VALUES (1);\n");
-        ProcessBuilder pgbench = new ProcessBuilder(BIN.resolve("pgbench").toString(), "-h",
-                System.getProperty("courier.db.host", "localhost"), "-p", System.getProperty("courier.db.port", "5432"),
-                "-U", System.getProperty("courier.db.user", "courier"), "-n", "-c", "4", "-j", "2", "-T", "10", "-f",
-                script.toString(), System.getProperty("courier.db.name", "courier"));
+        ProcessBuilder pgbench = new ProcessBuilder(
+                BIN.resolve("pgbench").toString(),
+                "-h",
+                System.getProperty("courier.db.host", "localhost"),
+                "-p",
+                System.getProperty("courier.db.port", "5432"),
+                "-U",
+                System.getProperty("courier.db.user", "courier"),
+                "-n",
+                "-c",
+                "4",
+                "-j",
+                "2",
+                "-T",
+                "10",
+                "-f",
+                script.toString(),
+                System.getProperty("courier.db.name", "courier"));
         pgbench.environment().put("PGPASSWORD", System.getProperty("courier.db.password", "courier"));
         String bench = run(dir, pgbench);
         Matcher tps = Pattern.compile("tps = ([0-9.]+)").matcher(bench);
@@ -48,7 +69,8 @@ record Anchors(double fdatasyncPerSecond, double pgbenchInsertTps) {
     }
 
     private static String run(Path dir, ProcessBuilder builder) throws IOException, InterruptedException {
-        Process process = builder.directory(dir.toFile()).redirectErrorStream(true).start();
+        Process process =
+                builder.directory(dir.toFile()).redirectErrorStream(true).start();
         byte[] out = process.getInputStream().readAllBytes();
         process.waitFor(2, TimeUnit.MINUTES);
         return new String(out, StandardCharsets.UTF_8);

@@ -40,6 +40,7 @@ class ComparisonLab {
     private static final int FAULT_CLIENTS = 4;
     /** Per client in the fault runs: 4 clients x 5/s = 20 orders/s per mode, within every mode's capacity. */
     private static final double FAULT_CLIENT_RATE = 5;
+
     private static final int BEFORE_FAULT_SECONDS = 10;
     private static final int FAULT_SECONDS = 30;
     private static final int MAX_AFTER_FAULT_SECONDS = 60;
@@ -67,34 +68,60 @@ class ComparisonLab {
         Path dir = Path.of("target/lab");
         progress("measuring the physical anchors (pg_test_fsync, pgbench)");
         Anchors anchors = Anchors.measure(dir.resolve("anchors"));
-        progress(String.format(Locale.ROOT, "fdatasync %.0f/s, pgbench insert %.0f tps", anchors.fdatasyncPerSecond(),
+        progress(String.format(
+                Locale.ROOT,
+                "fdatasync %.0f/s, pgbench insert %.0f tps",
+                anchors.fdatasyncPerSecond(),
                 anchors.pgbenchInsertTps()));
-        Eventually.until("the rms mode set up", Duration.ofSeconds(60),
+        Eventually.until(
+                "the rms mode set up",
+                Duration.ofSeconds(60),
                 () -> http.post("api/scenario/orders?mode=rms", "").status() == 201);
         List<LabReport.Run> runs = new ArrayList<>();
         List<LabReport.Scarcity> scarcity = new ArrayList<>();
         List<LabReport.FaultRun> faults = new ArrayList<>();
         try (LabDatabases databases = new LabDatabases()) {
             // A prepared transaction left by an earlier run holds row locks that would skew every figure.
-            Eventually.until("no prepared transaction left by an earlier run (recovery at start-up ends those it "
-                    + "knows; end the others, or run bin/postgres --fresh)", Duration.ofSeconds(60),
+            Eventually.until(
+                    "no prepared transaction left by an earlier run (recovery at start-up ends those it "
+                            + "knows; end the others, or run bin/postgres --fresh)",
+                    Duration.ofSeconds(60),
                     () -> databases.preparedTransactions() == 0);
             for (String mode : MODES) {
                 OrderLoad.run(http, mode, 4, "", 3); // warm-up
                 for (int clients : CONCURRENCY) {
                     LabReport.Run run = load(databases, mode, clients);
                     runs.add(run);
-                    progress(String.format(Locale.ROOT, "load %-5s x%-2d %6.0f orders/s  p50 %6.1f ms  p99 %7.1f ms  "
-                            + "consistent after p50 %7.1f ms  lost %d  duplicated %d", mode, clients, run.throughput(),
-                            run.p50(), run.p99(), run.consistencyP50(), run.lost(), run.duplicated()));
+                    progress(String.format(
+                            Locale.ROOT,
+                            "load %-5s x%-2d %6.0f orders/s  p50 %6.1f ms  p99 %7.1f ms  "
+                                    + "consistent after p50 %7.1f ms  lost %d  duplicated %d",
+                            mode,
+                            clients,
+                            run.throughput(),
+                            run.p50(),
+                            run.p99(),
+                            run.consistencyP50(),
+                            run.lost(),
+                            run.duplicated()));
                 }
             }
             for (String mode : MODES) {
                 LabReport.Scarcity run = scarce(databases, mode);
                 scarcity.add(run);
-                progress(String.format(Locale.ROOT, "scarcity %-5s %d orders for %d items: refused at once %d, reserved %d, "
-                        + "rejected later %d, lost %d, duplicated %d, stock left %d", mode, run.attempts(), SCARCE_STOCK,
-                        run.refused(), run.reserved(), run.rejected(), run.lost(), run.duplicated(), run.stockLeft()));
+                progress(String.format(
+                        Locale.ROOT,
+                        "scarcity %-5s %d orders for %d items: refused at once %d, reserved %d, "
+                                + "rejected later %d, lost %d, duplicated %d, stock left %d",
+                        mode,
+                        run.attempts(),
+                        SCARCE_STOCK,
+                        run.refused(),
+                        run.reserved(),
+                        run.rejected(),
+                        run.lost(),
+                        run.duplicated(),
+                        run.stockLeft()));
             }
             for (Fault fault : Fault.values()) {
                 faults.add(fault(databases, fault));
@@ -110,30 +137,55 @@ class ComparisonLab {
         LabDatabases.Settlement settled = databases.settle(load, QUIESCENCE);
         Latencies upstream = new Latencies(load.acceptedLatencies());
         Latencies consistency = new Latencies(settled.toConsistencyNanos());
-        return new LabReport.Run(mode, clients, ids.size(), load.count(OrderLoad.Answer::failed), load.seconds(),
-                upstream.percentileMillis(50), upstream.percentileMillis(95), upstream.percentileMillis(99),
-                consistency.percentileMillis(50), consistency.percentileMillis(95), consistency.percentileMillis(99),
-                settled.reserved(), settled.rejected(), settled.lost(), settled.duplicated(), databases.negativeStock());
+        return new LabReport.Run(
+                mode,
+                clients,
+                ids.size(),
+                load.count(OrderLoad.Answer::failed),
+                load.seconds(),
+                upstream.percentileMillis(50),
+                upstream.percentileMillis(95),
+                upstream.percentileMillis(99),
+                consistency.percentileMillis(50),
+                consistency.percentileMillis(95),
+                consistency.percentileMillis(99),
+                settled.reserved(),
+                settled.rejected(),
+                settled.lost(),
+                settled.duplicated(),
+                databases.negativeStock());
     }
 
     /** Twice as many single-item orders as there is stock of a fresh item, four clients, then the outcome of each. */
     private LabReport.Scarcity scarce(LabDatabases databases, String mode) throws Exception {
         String sku = "lab-scarce-" + mode + "-" + System.currentTimeMillis() % 100_000;
-        Http.Response stocked = http.post("api/scenario/stock", "{\"sku\": \"" + sku + "\", \"quantity\": " + SCARCE_STOCK + "}");
+        Http.Response stocked =
+                http.post("api/scenario/stock", "{\"sku\": \"" + sku + "\", \"quantity\": " + SCARCE_STOCK + "}");
         if (stocked.status() != 200) {
             throw new IllegalStateException("setting stock failed: " + stocked);
         }
         OrderLoad load = new OrderLoad(http, mode, 4, "{\"sku\": \"" + sku + "\"}");
-        Eventually.until("orders placed", Duration.ofSeconds(120),
+        Eventually.until(
+                "orders placed",
+                Duration.ofSeconds(120),
                 () -> load.acceptedSoFar() + load.count(OrderLoad.Answer::refused) >= 2 * SCARCE_STOCK);
         load.stop();
         List<String> ids = load.acceptedIds();
         LabDatabases.Settlement settled = databases.settle(load, QUIESCENCE);
         Latencies outcome = new Latencies(settled.toOutcomeNanos());
-        return new LabReport.Scarcity(mode, ids.size() + load.count(OrderLoad.Answer::refused), ids.size(),
-                load.count(OrderLoad.Answer::refused), load.count(OrderLoad.Answer::failed), settled.reserved(),
-                settled.rejected(), settled.lost(), settled.duplicated(), databases.stock(sku),
-                outcome.percentileMillis(50), outcome.percentileMillis(99));
+        return new LabReport.Scarcity(
+                mode,
+                ids.size() + load.count(OrderLoad.Answer::refused),
+                ids.size(),
+                load.count(OrderLoad.Answer::refused),
+                load.count(OrderLoad.Answer::failed),
+                settled.reserved(),
+                settled.rejected(),
+                settled.lost(),
+                settled.duplicated(),
+                databases.stock(sku),
+                outcome.percentileMillis(50),
+                outcome.percentileMillis(99));
     }
 
     /** The faults, each applied once while all three modes place orders side by side. */
@@ -189,21 +241,57 @@ class ComparisonLab {
             double during = rate(answers, faultStart, faultEnd);
             long recoveredAt = recoveredAt(answers, baseline, faultEnd, clock.seconds());
             double consistentAfter = Math.max(0, settled.lastOutcomeMillis() - faultEndMillis) / 1000.0;
-            LabReport.FaultMode result = new LabReport.FaultMode(load.mode(), load.acceptedIds().size(),
-                    (int) answers.stream().filter(a -> a.failed() && a.atNanos() >= faultStart).count(), baseline, during,
-                    recoveredAt < 0 ? Double.NaN : Math.max(0, recoveredAt - faultEnd) / 1e9, consistentAfter,
-                    settled.reserved(), settled.unacknowledged(), settled.lost(), settled.duplicated());
+            LabReport.FaultMode result = new LabReport.FaultMode(
+                    load.mode(),
+                    load.acceptedIds().size(),
+                    (int) answers.stream()
+                            .filter(a -> a.failed() && a.atNanos() >= faultStart)
+                            .count(),
+                    baseline,
+                    during,
+                    recoveredAt < 0 ? Double.NaN : Math.max(0, recoveredAt - faultEnd) / 1e9,
+                    consistentAfter,
+                    settled.reserved(),
+                    settled.unacknowledged(),
+                    settled.lost(),
+                    settled.duplicated());
             modes.add(result);
-            progress(String.format(Locale.ROOT, "fault %-13s %-5s before %5.1f/s during %5.1f/s errors %4d recovered after "
-                    + "%5.1f s consistent %5.1f s after the fault ended, created despite an error %d, lost %d, duplicated %d",
-                    fault.id, result.mode(), baseline, during, result.errors(), result.recoverSeconds(), consistentAfter,
-                    result.unacknowledged(), result.lost(), result.duplicated()));
+            progress(String.format(
+                    Locale.ROOT,
+                    "fault %-13s %-5s before %5.1f/s during %5.1f/s errors %4d recovered after "
+                            + "%5.1f s consistent %5.1f s after the fault ended, created despite an error %d, lost %d, duplicated %d",
+                    fault.id,
+                    result.mode(),
+                    baseline,
+                    during,
+                    result.errors(),
+                    result.recoverSeconds(),
+                    consistentAfter,
+                    result.unacknowledged(),
+                    result.lost(),
+                    result.duplicated()));
         }
-        progress(String.format(Locale.ROOT, "fault %-13s prepared (in-doubt) transactions: max %d at once, longest seen %.1f s, "
-                + "max %d locks held by them", fault.id, prepared.maxPrepared(), prepared.longestSeconds(), prepared.maxLocks()));
-        return new LabReport.FaultRun(fault.id, fault.what, faultStart / 1e9, faultEnd / 1e9, faultStartMillis, modes,
-                loads.stream().map(OrderLoad::answers).toList(), prepared.maxPrepared(), prepared.longestSeconds(),
-                prepared.maxLocks(), prepared.samples(), databases.negativeStock());
+        progress(String.format(
+                Locale.ROOT,
+                "fault %-13s prepared (in-doubt) transactions: max %d at once, longest seen %.1f s, "
+                        + "max %d locks held by them",
+                fault.id,
+                prepared.maxPrepared(),
+                prepared.longestSeconds(),
+                prepared.maxLocks()));
+        return new LabReport.FaultRun(
+                fault.id,
+                fault.what,
+                faultStart / 1e9,
+                faultEnd / 1e9,
+                faultStartMillis,
+                modes,
+                loads.stream().map(OrderLoad::answers).toList(),
+                prepared.maxPrepared(),
+                prepared.longestSeconds(),
+                prepared.maxLocks(),
+                prepared.samples(),
+                databases.negativeStock());
     }
 
     private void apply(LabDatabases databases, Fault fault) throws Exception {
@@ -248,7 +336,9 @@ class ComparisonLab {
 
     /** Accepted orders per second between two moments of the load's timeline. */
     private static double rate(List<OrderLoad.Answer> answers, long from, long to) {
-        long accepted = answers.stream().filter(a -> a.accepted() && a.atNanos() >= from && a.atNanos() < to).count();
+        long accepted = answers.stream()
+                .filter(a -> a.accepted() && a.atNanos() >= from && a.atNanos() < to)
+                .count();
         return to > from ? accepted / ((to - from) / 1e9) : 0;
     }
 
@@ -274,22 +364,31 @@ class ComparisonLab {
 
     /** Prints, every five seconds of a fault run, what each mode has placed and how many requests failed. */
     private Thread progressDisplay(Fault fault, List<OrderLoad> loads, AtomicBoolean running) {
-        Thread display = new Thread(() -> {
-            while (running.get()) {
-                try {
-                    Thread.sleep(5000);
-                } catch (InterruptedException e) {
-                    return;
-                }
-                StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "fault %-13s t=%3.0fs ", fault.id,
-                        loads.get(0).elapsedNanos() / 1e9));
-                for (OrderLoad load : loads) {
-                    line.append(String.format(Locale.ROOT, " %s %d placed, %d failed;", load.mode(), load.acceptedSoFar(),
-                            load.failedSoFar()));
-                }
-                progress(line.toString());
-            }
-        }, "lab-progress");
+        Thread display = new Thread(
+                () -> {
+                    while (running.get()) {
+                        try {
+                            Thread.sleep(5000);
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                        StringBuilder line = new StringBuilder(String.format(
+                                Locale.ROOT,
+                                "fault %-13s t=%3.0fs ",
+                                fault.id,
+                                loads.get(0).elapsedNanos() / 1e9));
+                        for (OrderLoad load : loads) {
+                            line.append(String.format(
+                                    Locale.ROOT,
+                                    " %s %d placed, %d failed;",
+                                    load.mode(),
+                                    load.acceptedSoFar(),
+                                    load.failedSoFar()));
+                        }
+                        progress(line.toString());
+                    }
+                },
+                "lab-progress");
         display.setDaemon(true);
         display.start();
         return display;

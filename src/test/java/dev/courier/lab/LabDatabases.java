@@ -11,9 +11,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
-import java.util.Set;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The lab's own view of the scenario's two PostgreSQL databases: it checks consistency from the rows, never from
@@ -48,9 +48,15 @@ final class LabDatabases implements AutoCloseable {
      * @param lastOutcomeMillis when the last outcome was written (epoch ms), 0 if none
      * @param unacknowledged orders created although their client was answered with an error (or not at all)
      */
-    record Settlement(int reserved, int rejected, int lost, int duplicated, long[] toConsistencyNanos,
-            long[] toOutcomeNanos, long lastOutcomeMillis, int unacknowledged) {
-    }
+    record Settlement(
+            int reserved,
+            int rejected,
+            int lost,
+            int duplicated,
+            long[] toConsistencyNanos,
+            long[] toOutcomeNanos,
+            long lastOutcomeMillis,
+            int unacknowledged) {}
 
     /**
      * Settles a load's orders: those it was told were accepted, and those the orders database holds from its
@@ -64,7 +70,8 @@ final class LabDatabases implements AutoCloseable {
     }
 
     /** Waits until every order of {@code ids} has an outcome, or {@code quiescence} has passed; then counts. */
-    private Settlement settle(List<String> ids, int unacknowledged, Duration quiescence) throws SQLException, InterruptedException {
+    private Settlement settle(List<String> ids, int unacknowledged, Duration quiescence)
+            throws SQLException, InterruptedException {
         long deadline = System.nanoTime() + quiescence.toNanos();
         Map<String, Outcome> outcomes = outcomes(ids);
         while ((outcomes.size() < ids.size() || !outcomes.values().stream().allMatch(Outcome::settled))
@@ -97,8 +104,15 @@ final class LabDatabases implements AutoCloseable {
                 duplicated++;
             }
         }
-        return new Settlement(reserved, rejected, lost, duplicated, toConsistency.stream().mapToLong(Long::longValue).toArray(),
-                toOutcome.stream().mapToLong(Long::longValue).toArray(), last, unacknowledged);
+        return new Settlement(
+                reserved,
+                rejected,
+                lost,
+                duplicated,
+                toConsistency.stream().mapToLong(Long::longValue).toArray(),
+                toOutcome.stream().mapToLong(Long::longValue).toArray(),
+                last,
+                unacknowledged);
     }
 
     private final Connection orders;
@@ -112,8 +126,9 @@ final class LabDatabases implements AutoCloseable {
     /** The orders' outcomes, by order id. */
     Map<String, Outcome> outcomes(List<String> ids) throws SQLException {
         Map<String, long[]> reserved = new HashMap<>();
-        try (PreparedStatement select = inventory.prepareStatement("SELECT order_id, COUNT(*), "
-                + "MIN(EXTRACT(EPOCH FROM created_at) * 1000) FROM scenario_reservation WHERE order_id = ANY(?) GROUP BY order_id")) {
+        try (PreparedStatement select = inventory.prepareStatement(
+                "SELECT order_id, COUNT(*), "
+                        + "MIN(EXTRACT(EPOCH FROM created_at) * 1000) FROM scenario_reservation WHERE order_id = ANY(?) GROUP BY order_id")) {
             select.setArray(1, array(inventory, ids));
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
@@ -122,14 +137,17 @@ final class LabDatabases implements AutoCloseable {
             }
         }
         Map<String, Outcome> outcomes = new HashMap<>();
-        try (PreparedStatement select = orders.prepareStatement("SELECT id, EXTRACT(EPOCH FROM created_at) * 1000, state, "
-                + "COALESCE(EXTRACT(EPOCH FROM settled_at) * 1000, 0) FROM scenario_order WHERE id = ANY(?)")) {
+        try (PreparedStatement select =
+                orders.prepareStatement("SELECT id, EXTRACT(EPOCH FROM created_at) * 1000, state, "
+                        + "COALESCE(EXTRACT(EPOCH FROM settled_at) * 1000, 0) FROM scenario_order WHERE id = ANY(?)")) {
             select.setArray(1, array(orders, ids));
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
                     long[] r = reserved.getOrDefault(rows.getString(1), new long[] {0, 0});
-                    outcomes.put(rows.getString(1), new Outcome((long) rows.getDouble(2), (int) r[0], r[1], rows.getString(3),
-                            (long) rows.getDouble(4)));
+                    outcomes.put(
+                            rows.getString(1),
+                            new Outcome((long) rows.getDouble(2), (int) r[0], r[1], rows.getString(3), (long)
+                                    rows.getDouble(4)));
                 }
             }
         }
@@ -163,7 +181,8 @@ final class LabDatabases implements AutoCloseable {
 
     /** PostgreSQL's prepared transactions not yet committed or rolled back, in every database. */
     int preparedTransactions() {
-        try (Statement query = orders.createStatement(); ResultSet rows = query.executeQuery("SELECT COUNT(*) FROM pg_prepared_xacts")) {
+        try (Statement query = orders.createStatement();
+                ResultSet rows = query.executeQuery("SELECT COUNT(*) FROM pg_prepared_xacts")) {
             rows.next();
             return rows.getInt(1);
         } catch (SQLException e) {
@@ -173,7 +192,8 @@ final class LabDatabases implements AutoCloseable {
 
     /** The stock left of {@code sku}. */
     long stock(String sku) throws SQLException {
-        try (PreparedStatement query = inventory.prepareStatement("SELECT available FROM scenario_stock WHERE sku = ?")) {
+        try (PreparedStatement query =
+                inventory.prepareStatement("SELECT available FROM scenario_stock WHERE sku = ?")) {
             query.setString(1, sku);
             try (ResultSet rows = query.executeQuery()) {
                 return rows.next() ? rows.getLong(1) : 0;
@@ -192,12 +212,14 @@ final class LabDatabases implements AutoCloseable {
             sql.execute("ALTER DATABASE \"" + database + "\" ALLOW_CONNECTIONS " + !refuse);
             if (refuse) {
                 int own;
-                try (Statement query = inventory.createStatement(); ResultSet pid = query.executeQuery("SELECT pg_backend_pid()")) {
+                try (Statement query = inventory.createStatement();
+                        ResultSet pid = query.executeQuery("SELECT pg_backend_pid()")) {
                     pid.next();
                     own = pid.getInt(1);
                 }
-                try (PreparedStatement cut = orders.prepareStatement("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                        + "WHERE datname = ? AND pid <> ? AND usename = current_user AND backend_type = 'client backend'")) {
+                try (PreparedStatement cut = orders.prepareStatement(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                + "WHERE datname = ? AND pid <> ? AND usename = current_user AND backend_type = 'client backend'")) {
                     cut.setString(1, database);
                     cut.setInt(2, own);
                     cut.executeQuery().close();
@@ -211,9 +233,11 @@ final class LabDatabases implements AutoCloseable {
     }
 
     static Connection connect(String database) throws SQLException {
-        return DriverManager.getConnection("jdbc:postgresql://" + System.getProperty("courier.db.host", "localhost") + ":"
-                + System.getProperty("courier.db.port", "5432") + "/" + database,
-                System.getProperty("courier.db.user", "courier"), System.getProperty("courier.db.password", "courier"));
+        return DriverManager.getConnection(
+                "jdbc:postgresql://" + System.getProperty("courier.db.host", "localhost") + ":"
+                        + System.getProperty("courier.db.port", "5432") + "/" + database,
+                System.getProperty("courier.db.user", "courier"),
+                System.getProperty("courier.db.password", "courier"));
     }
 
     @Override

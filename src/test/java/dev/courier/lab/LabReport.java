@@ -24,9 +24,23 @@ import org.jfree.data.xy.XYSeriesCollection;
 final class LabReport {
 
     /** One load run: a mode at a concurrency. */
-    record Run(String mode, int concurrency, int placed, int errors, double seconds, double p50, double p95, double p99,
-            double consistencyP50, double consistencyP95, double consistencyP99, int reserved, int rejected, int lost,
-            int duplicated, long negativeStock) {
+    record Run(
+            String mode,
+            int concurrency,
+            int placed,
+            int errors,
+            double seconds,
+            double p50,
+            double p95,
+            double p99,
+            double consistencyP50,
+            double consistencyP95,
+            double consistencyP99,
+            int reserved,
+            int rejected,
+            int lost,
+            int duplicated,
+            long negativeStock) {
 
         double throughput() {
             return placed / seconds;
@@ -34,23 +48,50 @@ final class LabReport {
     }
 
     /** One mode's scarcity run: more orders than stock. */
-    record Scarcity(String mode, int attempts, int accepted, int refused, int errors, int reserved, int rejected, int lost,
-            int duplicated, long stockLeft, double outcomeP50, double outcomeP99) {
-    }
+    record Scarcity(
+            String mode,
+            int attempts,
+            int accepted,
+            int refused,
+            int errors,
+            int reserved,
+            int rejected,
+            int lost,
+            int duplicated,
+            long stockLeft,
+            double outcomeP50,
+            double outcomeP99) {}
 
     /** One mode through one fault. Rates are accepted orders per second; times in seconds. */
-    record FaultMode(String mode, int accepted, int errors, double before, double during, double recoverSeconds,
-            double consistentAfterSeconds, int reserved, int unacknowledged, int lost, int duplicated) {
-    }
+    record FaultMode(
+            String mode,
+            int accepted,
+            int errors,
+            double before,
+            double during,
+            double recoverSeconds,
+            double consistentAfterSeconds,
+            int reserved,
+            int unacknowledged,
+            int lost,
+            int duplicated) {}
 
     /** One fault, with every mode's figures and answers, and what PostgreSQL held in doubt meanwhile. */
-    record FaultRun(String id, String what, double startSeconds, double endSeconds, long startMillis, List<FaultMode> modes,
-            List<List<OrderLoad.Answer>> answers, int maxPrepared, double longestPreparedSeconds, int maxPreparedLocks,
-            List<PreparedSampler.Sample> prepared, long negativeStock) {
-    }
+    record FaultRun(
+            String id,
+            String what,
+            double startSeconds,
+            double endSeconds,
+            long startMillis,
+            List<FaultMode> modes,
+            List<List<OrderLoad.Answer>> answers,
+            int maxPrepared,
+            double longestPreparedSeconds,
+            int maxPreparedLocks,
+            List<PreparedSampler.Sample> prepared,
+            long negativeStock) {}
 
-    private LabReport() {
-    }
+    private LabReport() {}
 
     static Path write(Path dir, Anchors anchors, List<Run> runs, List<Scarcity> scarcity, List<FaultRun> faults)
             throws IOException {
@@ -59,31 +100,71 @@ final class LabReport {
         csv.add("mode,concurrency,placed,errors,seconds,orders_per_s,p50_ms,p95_ms,p99_ms,consistency_p50_ms,"
                 + "consistency_p95_ms,consistency_p99_ms,reserved,rejected,lost,duplicated,negative_stock");
         for (Run r : runs) {
-            csv.add(String.format(Locale.ROOT, "%s,%d,%d,%d,%.3f,%.1f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%d,%d,%d,%d,%d", r.mode(),
-                    r.concurrency(), r.placed(), r.errors(), r.seconds(), r.throughput(), r.p50(), r.p95(), r.p99(),
-                    r.consistencyP50(), r.consistencyP95(), r.consistencyP99(), r.reserved(), r.rejected(), r.lost(),
-                    r.duplicated(), r.negativeStock()));
+            csv.add(String.format(
+                    Locale.ROOT,
+                    "%s,%d,%d,%d,%.3f,%.1f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%d,%d,%d,%d,%d",
+                    r.mode(),
+                    r.concurrency(),
+                    r.placed(),
+                    r.errors(),
+                    r.seconds(),
+                    r.throughput(),
+                    r.p50(),
+                    r.p95(),
+                    r.p99(),
+                    r.consistencyP50(),
+                    r.consistencyP95(),
+                    r.consistencyP99(),
+                    r.reserved(),
+                    r.rejected(),
+                    r.lost(),
+                    r.duplicated(),
+                    r.negativeStock()));
         }
         Files.write(dir.resolve("load.csv"), csv);
         chart(dir.resolve("throughput.png"), "Orders per second by concurrency", "orders/s", runs, Run::throughput);
         chart(dir.resolve("latency-p50.png"), "Upstream latency p50 (ms)", "ms", runs, Run::p50);
         chart(dir.resolve("latency-p99.png"), "Upstream latency p99 (ms)", "ms", runs, Run::p99);
-        chart(dir.resolve("consistency-p50.png"), "Order committed -> stock reserved, p50 (ms)", "ms", runs,
+        chart(
+                dir.resolve("consistency-p50.png"),
+                "Order committed -> stock reserved, p50 (ms)",
+                "ms",
+                runs,
                 Run::consistencyP50);
 
         StringBuilder md = new StringBuilder("# Courier comparison lab\n\n");
-        md.append(String.format(Locale.ROOT, "Physical anchors of this machine: **fdatasync %.0f/s** (pg_test_fsync), "
-                + "**one-row INSERT %.0f tps** (pgbench, 4 clients).%n%n", anchors.fdatasyncPerSecond(), anchors.pgbenchInsertTps()));
+        md.append(String.format(
+                Locale.ROOT,
+                "Physical anchors of this machine: **fdatasync %.0f/s** (pg_test_fsync), "
+                        + "**one-row INSERT %.0f tps** (pgbench, 4 clients).%n%n",
+                anchors.fdatasyncPerSecond(),
+                anchors.pgbenchInsertTps()));
         md.append("## Load\n\nEach mode alone, clients placing orders as fast as answers come. *To consistency*: order "
                 + "committed → stock reserved, from the rows' timestamps.\n\n");
-        md.append("| mode | concurrency | orders | errors | orders/s | % of pgbench | p50 ms | p95 ms | p99 ms | "
-                + "to consistency p50 ms | p95 ms | p99 ms | reserved | rejected | lost | duplicated | negative stock |\n");
+        md.append(
+                "| mode | concurrency | orders | errors | orders/s | % of pgbench | p50 ms | p95 ms | p99 ms | "
+                        + "to consistency p50 ms | p95 ms | p99 ms | reserved | rejected | lost | duplicated | negative stock |\n");
         md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Run r : runs) {
-            md.append(String.format(Locale.ROOT, "| %s | %d | %d | %d | %.0f | %.1f %% | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %d | %d | %d | %d | %d |%n",
-                    r.mode(), r.concurrency(), r.placed(), r.errors(), r.throughput(),
-                    100 * r.throughput() / anchors.pgbenchInsertTps(), r.p50(), r.p95(), r.p99(), r.consistencyP50(),
-                    r.consistencyP95(), r.consistencyP99(), r.reserved(), r.rejected(), r.lost(), r.duplicated(),
+            md.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %d | %d | %d | %.0f | %.1f %% | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %d | %d | %d | %d | %d |%n",
+                    r.mode(),
+                    r.concurrency(),
+                    r.placed(),
+                    r.errors(),
+                    r.throughput(),
+                    100 * r.throughput() / anchors.pgbenchInsertTps(),
+                    r.p50(),
+                    r.p95(),
+                    r.p99(),
+                    r.consistencyP50(),
+                    r.consistencyP95(),
+                    r.consistencyP99(),
+                    r.reserved(),
+                    r.rejected(),
+                    r.lost(),
+                    r.duplicated(),
                     r.negativeStock()));
         }
         md.append("\n![throughput](throughput.png)\n![latency p50](latency-p50.png)\n![latency p99](latency-p99.png)\n"
@@ -99,12 +180,25 @@ final class LabReport {
         md.append("\n## Out of stock\n\nTwice as many one-item orders as there is stock of a fresh item, four clients. "
                 + "XA refuses an order at once (409, nothing written); the asynchronous modes accept it and reject it "
                 + "later (a compensation). *To outcome*: order committed → reservation or rejection written.\n\n");
-        md.append("| mode | attempts | accepted | refused at once | errors | reserved | rejected later | lost | duplicated "
-                + "| stock left | to outcome p50 ms | p99 ms |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        md.append(
+                "| mode | attempts | accepted | refused at once | errors | reserved | rejected later | lost | duplicated "
+                        + "| stock left | to outcome p50 ms | p99 ms |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Scarcity r : runs) {
-            md.append(String.format(Locale.ROOT, "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.1f | %.1f |%n", r.mode(),
-                    r.attempts(), r.accepted(), r.refused(), r.errors(), r.reserved(), r.rejected(), r.lost(),
-                    r.duplicated(), r.stockLeft(), r.outcomeP50(), r.outcomeP99()));
+            md.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %.1f | %.1f |%n",
+                    r.mode(),
+                    r.attempts(),
+                    r.accepted(),
+                    r.refused(),
+                    r.errors(),
+                    r.reserved(),
+                    r.rejected(),
+                    r.lost(),
+                    r.duplicated(),
+                    r.stockLeft(),
+                    r.outcomeP50(),
+                    r.outcomeP99()));
         }
     }
 
@@ -117,32 +211,65 @@ final class LabReport {
                 + "client was answered with an error or not at all (a client would retry them: duplicates in business "
                 + "terms unless it retries with the same key); they are settled and counted like the others. *In doubt*: PostgreSQL's prepared transactions not yet "
                 + "resolved, sampled twice a second.\n\n");
-        md.append("| fault | mode | accepted | errors | orders/s before | during | recovered after s | consistent after s "
-                + "| created despite an error | lost | duplicated |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+        md.append(
+                "| fault | mode | accepted | errors | orders/s before | during | recovered after s | consistent after s "
+                        + "| created despite an error | lost | duplicated |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
         List<String> timeline = new ArrayList<>(List.of("fault,second,mode,accepted,failed"));
         List<String> prepared = new ArrayList<>(List.of("fault,at_s,prepared,oldest_s,locks"));
         for (FaultRun f : faults) {
             for (FaultMode m : f.modes()) {
-                md.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %.1f | %.1f | %.1f | %.1f | %d | %d | %d |%n",
-                        f.id(), m.mode(), m.accepted(), m.errors(), m.before(), m.during(), m.recoverSeconds(),
-                        m.consistentAfterSeconds(), m.unacknowledged(), m.lost(), m.duplicated()));
+                md.append(String.format(
+                        Locale.ROOT,
+                        "| %s | %s | %d | %d | %.1f | %.1f | %.1f | %.1f | %d | %d | %d |%n",
+                        f.id(),
+                        m.mode(),
+                        m.accepted(),
+                        m.errors(),
+                        m.before(),
+                        m.during(),
+                        m.recoverSeconds(),
+                        m.consistentAfterSeconds(),
+                        m.unacknowledged(),
+                        m.lost(),
+                        m.duplicated()));
             }
             for (int i = 0; i < f.modes().size(); i++) {
                 int[][] perSecond = perSecond(f.answers().get(i));
                 for (int second = 0; second < perSecond.length; second++) {
-                    timeline.add(String.format(Locale.ROOT, "%s,%d,%s,%d,%d", f.id(), second, f.modes().get(i).mode(),
-                            perSecond[second][0], perSecond[second][1]));
+                    timeline.add(String.format(
+                            Locale.ROOT,
+                            "%s,%d,%s,%d,%d",
+                            f.id(),
+                            second,
+                            f.modes().get(i).mode(),
+                            perSecond[second][0],
+                            perSecond[second][1]));
                 }
             }
-            f.prepared().forEach(p -> prepared.add(String.format(Locale.ROOT, "%s,%.1f,%d,%.1f,%d", f.id(), p.atSeconds(),
-                    p.prepared(), p.oldestSeconds(), p.locks())));
+            f.prepared()
+                    .forEach(p -> prepared.add(String.format(
+                            Locale.ROOT,
+                            "%s,%.1f,%d,%.1f,%d",
+                            f.id(),
+                            p.atSeconds(),
+                            p.prepared(),
+                            p.oldestSeconds(),
+                            p.locks())));
             timeline(dir.resolve("fault-" + f.id() + ".png"), f);
         }
-        md.append("\n| fault | what | fault lasted s | in doubt: most at once | longest held s | most locks held | negative stock |\n"
-                + "|---|---|---|---|---|---|---|\n");
+        md.append(
+                "\n| fault | what | fault lasted s | in doubt: most at once | longest held s | most locks held | negative stock |\n"
+                        + "|---|---|---|---|---|---|---|\n");
         for (FaultRun f : faults) {
-            md.append(String.format(Locale.ROOT, "| %s | %s | %.1f | %d | %.1f | %d | %d |%n", f.id(), f.what(),
-                    f.endSeconds() - f.startSeconds(), f.maxPrepared(), f.longestPreparedSeconds(), f.maxPreparedLocks(),
+            md.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %s | %.1f | %d | %.1f | %d | %d |%n",
+                    f.id(),
+                    f.what(),
+                    f.endSeconds() - f.startSeconds(),
+                    f.maxPrepared(),
+                    f.longestPreparedSeconds(),
+                    f.maxPreparedLocks(),
                     f.negativeStock()));
         }
         md.append("\n");
@@ -156,7 +283,12 @@ final class LabReport {
 
     /** Accepted and failed answers in each second of a load's timeline. */
     private static int[][] perSecond(List<OrderLoad.Answer> answers) {
-        int seconds = (int) (answers.stream().mapToLong(OrderLoad.Answer::atNanos).max().orElse(0) / 1_000_000_000L) + 1;
+        int seconds = (int) (answers.stream()
+                                .mapToLong(OrderLoad.Answer::atNanos)
+                                .max()
+                                .orElse(0)
+                        / 1_000_000_000L)
+                + 1;
         int[][] counts = new int[seconds][2];
         for (OrderLoad.Answer a : answers) {
             int second = (int) (a.atNanos() / 1_000_000_000L);
@@ -185,8 +317,8 @@ final class LabReport {
         }
         failed.forEach((second, count) -> errors.add(second + 0.5, count));
         data.addSeries(errors);
-        JFreeChart chart = ChartFactory.createXYLineChart(f.what(), "seconds", "per second", data,
-                PlotOrientation.VERTICAL, true, false, false);
+        JFreeChart chart = ChartFactory.createXYLineChart(
+                f.what(), "seconds", "per second", data, PlotOrientation.VERTICAL, true, false, false);
         IntervalMarker window = new IntervalMarker(f.startSeconds(), f.endSeconds());
         window.setPaint(new Color(255, 200, 200, 90));
         window.setLabel("fault");
@@ -195,16 +327,19 @@ final class LabReport {
         ChartUtils.saveChartAsPNG(file.toFile(), chart, 900, 450);
     }
 
-    private static void chart(Path file, String title, String axis, List<Run> runs,
-            java.util.function.ToDoubleFunction<Run> value) throws IOException {
+    private static void chart(
+            Path file, String title, String axis, List<Run> runs, java.util.function.ToDoubleFunction<Run> value)
+            throws IOException {
         XYSeriesCollection data = new XYSeriesCollection();
         for (String mode : runs.stream().map(Run::mode).distinct().toList()) {
             XYSeries series = new XYSeries(mode);
-            runs.stream().filter(r -> r.mode().equals(mode)).forEach(r -> series.add(r.concurrency(), value.applyAsDouble(r)));
+            runs.stream()
+                    .filter(r -> r.mode().equals(mode))
+                    .forEach(r -> series.add(r.concurrency(), value.applyAsDouble(r)));
             data.addSeries(series);
         }
-        JFreeChart chart = ChartFactory.createXYLineChart(title, "concurrent clients", axis, data,
-                PlotOrientation.VERTICAL, true, false, false);
+        JFreeChart chart = ChartFactory.createXYLineChart(
+                title, "concurrent clients", axis, data, PlotOrientation.VERTICAL, true, false, false);
         XYPlot plot = chart.getXYPlot();
         LogAxis clients = new LogAxis("concurrent clients");
         clients.setBase(2);

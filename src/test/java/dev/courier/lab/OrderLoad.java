@@ -151,7 +151,10 @@ final class OrderLoad {
     }
 
     long[] acceptedLatencies() {
-        return answers.stream().filter(Answer::accepted).mapToLong(Answer::latencyNanos).toArray();
+        return answers.stream()
+                .filter(Answer::accepted)
+                .mapToLong(Answer::latencyNanos)
+                .toArray();
     }
 
     int count(java.util.function.Predicate<Answer> which) {

@@ -15,8 +15,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 final class PreparedSampler {
 
     /** One look: when (s on the load's timeline), prepared transactions, the oldest one's age (s), locks held. */
-    record Sample(double atSeconds, int prepared, double oldestSeconds, int locks) {
-    }
+    record Sample(double atSeconds, int prepared, double oldestSeconds, int locks) {}
 
     private final OrderLoad clock;
     private final List<Sample> samples = new CopyOnWriteArrayList<>();
@@ -42,7 +41,8 @@ final class PreparedSampler {
                             + "(SELECT COALESCE(EXTRACT(EPOCH FROM clock_timestamp() - MIN(prepared)), 0) FROM pg_prepared_xacts), "
                             + "(SELECT COUNT(*) FROM pg_locks WHERE pid IS NULL AND granted)")) {
                         rows.next();
-                        samples.add(new Sample(clock.elapsedNanos() / 1e9, rows.getInt(1), rows.getDouble(2), rows.getInt(3)));
+                        samples.add(new Sample(
+                                clock.elapsedNanos() / 1e9, rows.getInt(1), rows.getDouble(2), rows.getInt(3)));
                     }
                     Thread.sleep(500);
                 }

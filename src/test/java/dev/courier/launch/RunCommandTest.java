@@ -107,8 +107,8 @@ class RunCommandTest {
     }
 
     private Process start(String argument) throws IOException {
-        ProcessBuilder builder = new ProcessBuilder(root.resolve("bin/courier").toString(), argument)
-                .redirectErrorStream(true);
+        ProcessBuilder builder =
+                new ProcessBuilder(root.resolve("bin/courier").toString(), argument).redirectErrorStream(true);
         builder.environment().remove("COURIER_AUTH");
         return builder.start();
     }

@@ -21,7 +21,8 @@ class MigrationTest {
 
         assertEquals(3, migration.version());
         assertEquals("add things", migration.description());
-        assertEquals(List.of("CREATE TABLE a (\n    id INT NOT NULL\n)", "CREATE INDEX a_id ON a (id)"),
+        assertEquals(
+                List.of("CREATE TABLE a (\n    id INT NOT NULL\n)", "CREATE INDEX a_id ON a (id)"),
                 migration.statements());
     }
 
@@ -41,7 +42,9 @@ class MigrationTest {
         List<Migration> derby = SchemaMigration.load(Dialect.DERBY);
         List<Migration> postgres = SchemaMigration.load(Dialect.POSTGRESQL);
 
-        assertEquals(derby.stream().map(Migration::version).toList(), postgres.stream().map(Migration::version).toList());
+        assertEquals(
+                derby.stream().map(Migration::version).toList(),
+                postgres.stream().map(Migration::version).toList());
         for (int i = 0; i < derby.size(); i++) {
             assertEquals(i + 1, derby.get(i).version());
             assertEquals(derby.get(i).description(), postgres.get(i).description());

@@ -43,8 +43,8 @@ class SchemaMigrationIT {
         assertEquals(newest, schema.version());
         try (Connection connection = dataSource.getConnection();
                 Statement query = connection.createStatement();
-                ResultSet rows = query.executeQuery(
-                        "SELECT COUNT(*), COUNT(DISTINCT version), MAX(version) FROM " + SchemaMigration.VERSION_TABLE)) {
+                ResultSet rows = query.executeQuery("SELECT COUNT(*), COUNT(DISTINCT version), MAX(version) FROM "
+                        + SchemaMigration.VERSION_TABLE)) {
             rows.next();
             assertEquals(newest, rows.getInt(1), "one row per version");
             assertEquals(newest, rows.getInt(2));

@@ -38,7 +38,9 @@ class DatabaseRestartIT {
         assumeTrue("postgres".equals(System.getProperty("courier.db")), "PostgreSQL profile only");
         String queue = "restart" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         assertEquals(201, http.put("api/queues/" + queue, "{}").status());
-        String id = http.post("api/queues/" + queue + "/messages", "{\"payload\": \"before\"}").json().getString("id");
+        String id = http.post("api/queues/" + queue + "/messages", "{\"payload\": \"before\"}")
+                .json()
+                .getString("id");
 
         postgres("stop");
         try {
@@ -48,7 +50,10 @@ class DatabaseRestartIT {
                 assertEquals("application/problem+json", refused.contentType());
                 assertEquals("Database unavailable", refused.json().getString("title"));
             }
-            Eventually.until("readiness DOWN", Duration.ofSeconds(30), () -> http.get("health/ready").status() == 503);
+            Eventually.until(
+                    "readiness DOWN",
+                    Duration.ofSeconds(30),
+                    () -> http.get("health/ready").status() == 503);
         } finally {
             postgres("start");
         }
@@ -62,15 +67,23 @@ class DatabaseRestartIT {
             return messages.isEmpty() ? Optional.empty() : Optional.of(messages.get(0));
         });
         assertEquals(id, received.getString("id"), "the message committed before the restart survived it");
-        assertEquals(204, http.delete("api/queues/" + queue + "/messages/" + id + "?leaseToken="
-                + received.getString("leaseToken")).status());
-        Eventually.until("ready again", Duration.ofSeconds(30), () -> http.get("health/ready").status() == 200);
+        assertEquals(
+                204,
+                http.delete("api/queues/" + queue + "/messages/" + id + "?leaseToken="
+                                + received.getString("leaseToken"))
+                        .status());
+        Eventually.until(
+                "ready again",
+                Duration.ofSeconds(30),
+                () -> http.get("health/ready").status() == 200);
         http.delete("api/queues/" + queue);
     }
 
     private static void postgres(String action) throws Exception {
-        Process process = new ProcessBuilder("bash", "-c",
-                "pg_ctlcluster $(pg_lsclusters -h | awk 'NR==1 {print $1, $2}') " + action).inheritIO().start();
+        Process process = new ProcessBuilder(
+                        "bash", "-c", "pg_ctlcluster $(pg_lsclusters -h | awk 'NR==1 {print $1, $2}') " + action)
+                .inheritIO()
+                .start();
         if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
             throw new IllegalStateException("could not " + action + " PostgreSQL");
         }

@@ -17,7 +17,9 @@ class MessageStateTest {
         assertEquals(MessageState.READY, MessageState.observe("READY", now, null, now));
         assertEquals(MessageState.SCHEDULED, MessageState.observe("READY", now.plusSeconds(1), null, now));
         assertEquals(MessageState.LEASED, MessageState.observe("READY", now.plusSeconds(12), now.plusSeconds(10), now));
-        assertEquals(MessageState.SCHEDULED, MessageState.observe("READY", now.plusSeconds(2), now.minusSeconds(1), now),
+        assertEquals(
+                MessageState.SCHEDULED,
+                MessageState.observe("READY", now.plusSeconds(2), now.minusSeconds(1), now),
                 "an expired lease waiting out its backoff");
         assertEquals(MessageState.DEAD, MessageState.observe("DEAD", now, null, now));
     }

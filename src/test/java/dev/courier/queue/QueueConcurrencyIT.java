@@ -98,7 +98,8 @@ class QueueConcurrencyIT {
                         }
                         try {
                             queue.ack(delivery.leaseToken());
-                            acks.computeIfAbsent(delivery.id(), id -> new AtomicInteger()).incrementAndGet();
+                            acks.computeIfAbsent(delivery.id(), id -> new AtomicInteger())
+                                    .incrementAndGet();
                             acked.incrementAndGet();
                         } catch (LeaseException e) {
                             lostRaces.incrementAndGet(); // our lease ran out and the message moved on: fine
@@ -121,7 +122,8 @@ class QueueConcurrencyIT {
             List<Instant[]> sorted = new ArrayList<>(intervals);
             sorted.sort(Comparator.comparing(i -> i[0]));
             for (int i = 1; i < sorted.size(); i++) {
-                assertTrue(!sorted.get(i)[0].isBefore(sorted.get(i - 1)[1]),
+                assertTrue(
+                        !sorted.get(i)[0].isBefore(sorted.get(i - 1)[1]),
                         "message " + id + " was leased twice at once");
             }
         });

@@ -10,8 +10,8 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -42,8 +42,13 @@ class QueueCrashIT {
     @Test
     void should_lose_no_message_when_the_server_is_killed_mid_flow() throws Exception {
         String queue = "crash" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-        assertEquals(201, http.put("api/queues/" + queue, "{\"leaseSeconds\": 3, \"maxAttempts\": 100, "
-                + "\"backoff\": {\"initialSeconds\": 0, \"multiplier\": 1, \"maxSeconds\": 0}}").status());
+        assertEquals(
+                201,
+                http.put(
+                                "api/queues/" + queue,
+                                "{\"leaseSeconds\": 3, \"maxAttempts\": 100, "
+                                        + "\"backoff\": {\"initialSeconds\": 0, \"multiplier\": 1, \"maxSeconds\": 0}}")
+                        .status());
         Set<String> sent = ConcurrentHashMap.newKeySet();
         for (int i = 0; i < 200; i++) {
             sent.add(send(queue, i));
@@ -74,7 +79,8 @@ class QueueCrashIT {
         Set<String> acked = new HashSet<>();
         long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
         while (!acked.containsAll(sent) && System.nanoTime() < deadline) {
-            Http.Response received = http.post("api/queues/" + queue + "/receive", "{\"max\": 100, \"waitSeconds\": 2}");
+            Http.Response received =
+                    http.post("api/queues/" + queue + "/receive", "{\"max\": 100, \"waitSeconds\": 2}");
             assertEquals(200, received.status(), received::toString);
             for (JsonObject message : received.json().getJsonArray("messages").getValuesAs(JsonObject.class)) {
                 Http.Response ack = http.delete("api/queues/" + queue + "/messages/" + message.getString("id")
@@ -83,8 +89,10 @@ class QueueCrashIT {
                 assertTrue(acked.add(message.getString("id")), "acknowledged twice: " + message.getString("id"));
             }
         }
-        assertTrue(acked.containsAll(sent), "lost " + (sent.size() - acked.stream().filter(sent::contains).count())
-                + " of " + sent.size() + " acknowledged sends");
+        assertTrue(
+                acked.containsAll(sent),
+                "lost " + (sent.size() - acked.stream().filter(sent::contains).count()) + " of " + sent.size()
+                        + " acknowledged sends");
         assertTrue(sent.size() > 200, "some sends were in flight around the crash");
     }
 

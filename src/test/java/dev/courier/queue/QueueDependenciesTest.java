@@ -26,7 +26,8 @@ class QueueDependenciesTest {
 
     @Test
     void should_have_no_dependency_cycle_between_the_queue_classes() {
-        JavaClasses classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        JavaClasses classes = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
                 .importPackages("dev.courier.queue");
         Map<String, Set<String>> edges = new HashMap<>();
         for (JavaClass type : classes) {
@@ -67,8 +68,14 @@ class QueueDependenciesTest {
         return found;
     }
 
-    private static void connect(String node, Map<String, Set<String>> edges, Map<String, Integer> index,
-            Map<String, Integer> low, Deque<String> stack, Set<String> onStack, List<Set<String>> found) {
+    private static void connect(
+            String node,
+            Map<String, Set<String>> edges,
+            Map<String, Integer> index,
+            Map<String, Integer> low,
+            Deque<String> stack,
+            Set<String> onStack,
+            List<Set<String>> found) {
         index.put(node, index.size());
         low.put(node, index.get(node));
         stack.push(node);

@@ -49,7 +49,8 @@ class QueueResourceIT {
     @BeforeEach
     void createQueue() {
         queue = "r" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
-        Http.Response created = http.put("api/queues/" + queue,
+        Http.Response created = http.put(
+                "api/queues/" + queue,
                 "{\"leaseSeconds\": 30, \"maxAttempts\": 2, \"backoff\": {\"initialSeconds\": 1, \"multiplier\": 3, \"maxSeconds\": 9}}");
         assertEquals(201, created.status(), created::toString);
     }
@@ -61,15 +62,20 @@ class QueueResourceIT {
 
     @Test
     void should_send_a_batch_all_or_nothing_answering_in_order_and_a_repeated_key_with_the_original() {
-        Http.Response sent = http.post("api/queues/" + queue + "/messages", "[{\"payload\": 1, \"key\": \"a\"}, "
-                + "{\"payload\": 2, \"delaySeconds\": 60, \"headers\": {\"h\": \"v\"}}, {\"payload\": 3, \"key\": \"a\"}]");
+        Http.Response sent = http.post(
+                "api/queues/" + queue + "/messages",
+                "[{\"payload\": 1, \"key\": \"a\"}, "
+                        + "{\"payload\": 2, \"delaySeconds\": 60, \"headers\": {\"h\": \"v\"}}, {\"payload\": 3, \"key\": \"a\"}]");
         assertEquals(201, sent.status(), sent::toString);
         List<JsonObject> answers = sent.json().getJsonArray("messages").getValuesAs(JsonObject.class);
         assertEquals(3, answers.size());
         assertEquals(answers.get(0).getString("id"), answers.get(2).getString("id"), "the repeated key: the original");
         assertEquals(2, http.get("api/queues/" + queue).json().getInt("depth"));
-        assertEquals(1, http.get("api/queues/" + queue + "/messages/" + answers.get(0).getString("id")).json()
-                .getInt("payload"));
+        assertEquals(
+                1,
+                http.get("api/queues/" + queue + "/messages/" + answers.get(0).getString("id"))
+                        .json()
+                        .getInt("payload"));
 
         Http.Response bad = http.post("api/queues/" + queue + "/messages", "[{\"payload\": 4}, {\"delaySeconds\": 1}]");
         assertEquals(400, bad.status(), bad::toString);
@@ -79,7 +85,10 @@ class QueueResourceIT {
         for (int i = 0; i <= 1000; i++) {
             tooMany.append(i == 0 ? "" : ",").append("{\"payload\": ").append(i).append('}');
         }
-        assertEquals(400, http.post("api/queues/" + queue + "/messages", tooMany + "]").status(), "over max-batch");
+        assertEquals(
+                400,
+                http.post("api/queues/" + queue + "/messages", tooMany + "]").status(),
+                "over max-batch");
         assertEquals(2, http.get("api/queues/" + queue).json().getInt("depth"), "refused batches sent nothing");
     }
 
@@ -88,22 +97,34 @@ class QueueResourceIT {
         for (int i = 0; i < 3; i++) {
             http.post("api/queues/" + queue + "/messages", "{\"payload\": " + i + "}");
         }
-        List<JsonObject> leased = http.post("api/queues/" + queue + "/receive", "{\"max\": 3}").json()
-                .getJsonArray("messages").getValuesAs(JsonObject.class);
+        List<JsonObject> leased = http.post("api/queues/" + queue + "/receive", "{\"max\": 3}")
+                .json()
+                .getJsonArray("messages")
+                .getValuesAs(JsonObject.class);
         String stale = leased.get(2).getString("id") + ".not-the-lease";
-        Http.Response refused = http.post("api/queues/" + queue + "/ack", "{\"leaseTokens\": [\""
-                + leased.get(0).getString("leaseToken") + "\", \"" + leased.get(1).getString("leaseToken") + "\", \""
-                + stale + "\"]}");
+        Http.Response refused = http.post(
+                "api/queues/" + queue + "/ack",
+                "{\"leaseTokens\": [\""
+                        + leased.get(0).getString("leaseToken") + "\", \""
+                        + leased.get(1).getString("leaseToken") + "\", \""
+                        + stale + "\"]}");
         assertEquals(409, refused.status(), refused::toString);
         assertTrue(refused.json().getString("detail").contains(leased.get(2).getString("id")), refused::toString);
         assertEquals(3, http.get("api/queues/" + queue).json().getInt("depth"), "all or nothing: none acked");
 
-        Http.Response acked = http.post("api/queues/" + queue + "/ack", "{\"leaseTokens\": [\""
-                + leased.get(0).getString("leaseToken") + "\", \"" + leased.get(1).getString("leaseToken") + "\"]}");
+        Http.Response acked = http.post(
+                "api/queues/" + queue + "/ack",
+                "{\"leaseTokens\": [\"" + leased.get(0).getString("leaseToken") + "\", \""
+                        + leased.get(1).getString("leaseToken") + "\"]}");
         assertEquals(204, acked.status(), acked::toString);
         assertEquals(1, http.get("api/queues/" + queue).json().getInt("depth"));
-        assertEquals(410, http.post("api/queues/" + queue + "/ack", "{\"leaseTokens\": [\""
-                + leased.get(0).getString("leaseToken") + "\"]}").status(), "acked already: gone");
+        assertEquals(
+                410,
+                http.post(
+                                "api/queues/" + queue + "/ack",
+                                "{\"leaseTokens\": [\"" + leased.get(0).getString("leaseToken") + "\"]}")
+                        .status(),
+                "acked already: gone");
     }
 
     @Test
@@ -111,19 +132,28 @@ class QueueResourceIT {
         for (int i = 0; i < 4; i++) {
             http.post("api/queues/" + queue + "/messages", "{\"payload\": " + i + "}");
         }
-        List<JsonObject> first = http.post("api/queues/" + queue + "/receive", "{\"max\": 2}").json()
-                .getJsonArray("messages").getValuesAs(JsonObject.class);
-        List<JsonObject> second = http.post("api/queues/" + queue + "/receive", "{\"max\": 2, \"ack\": [\""
-                + first.get(0).getString("leaseToken") + "\", \"" + first.get(1).getString("leaseToken") + "\"]}")
-                .json().getJsonArray("messages").getValuesAs(JsonObject.class);
+        List<JsonObject> first = http.post("api/queues/" + queue + "/receive", "{\"max\": 2}")
+                .json()
+                .getJsonArray("messages")
+                .getValuesAs(JsonObject.class);
+        List<JsonObject> second = http.post(
+                        "api/queues/" + queue + "/receive",
+                        "{\"max\": 2, \"ack\": [\"" + first.get(0).getString("leaseToken") + "\", \""
+                                + first.get(1).getString("leaseToken") + "\"]}")
+                .json()
+                .getJsonArray("messages")
+                .getValuesAs(JsonObject.class);
         assertEquals(2, second.size());
         assertEquals(2, http.get("api/queues/" + queue).json().getInt("depth"), "the first two acked");
 
-        Http.Response failed = http.post("api/queues/" + queue + "/receive", "{\"max\": 2, \"ack\": [\""
-                + first.get(0).getString("leaseToken") + "\"]}");
+        Http.Response failed = http.post(
+                "api/queues/" + queue + "/receive",
+                "{\"max\": 2, \"ack\": [\"" + first.get(0).getString("leaseToken") + "\"]}");
         assertEquals(410, failed.status(), "a failed ack receives nothing: " + failed);
-        Http.Response last = http.post("api/queues/" + queue + "/receive", "{\"max\": 2, \"waitSeconds\": 1, \"ack\": [\""
-                + second.get(0).getString("leaseToken") + "\", \"" + second.get(1).getString("leaseToken") + "\"]}");
+        Http.Response last = http.post(
+                "api/queues/" + queue + "/receive",
+                "{\"max\": 2, \"waitSeconds\": 1, \"ack\": [\"" + second.get(0).getString("leaseToken") + "\", \""
+                        + second.get(1).getString("leaseToken") + "\"]}");
         assertEquals(0, last.json().getJsonArray("messages").size(), "nothing left, after a wait");
         assertEquals(0, http.get("api/queues/" + queue).json().getInt("depth"));
     }
@@ -136,10 +166,10 @@ class QueueResourceIT {
         assertTrue(sized.contentType().startsWith("application/problem+json"), sized::toString);
 
         // Chunked: no Content-Length to judge by, so the limit applies while reading.
-        Http.Response chunked = http.send(HttpRequest.newBuilder(http.uri("api/queues/" + queue
-                + "/messages")).header("Content-Type", "application/json").POST(HttpRequest
-                .BodyPublishers.ofInputStream(() -> new java.io.ByteArrayInputStream(huge.getBytes(
-                        java.nio.charset.StandardCharsets.UTF_8)))));
+        Http.Response chunked = http.send(HttpRequest.newBuilder(http.uri("api/queues/" + queue + "/messages"))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofInputStream(() ->
+                        new java.io.ByteArrayInputStream(huge.getBytes(java.nio.charset.StandardCharsets.UTF_8)))));
         assertEquals(413, chunked.status(), chunked::toString);
         assertEquals(0, http.get("api/queues/" + queue).json().getInt("depth"), "nothing was sent");
     }
@@ -150,7 +180,8 @@ class QueueResourceIT {
         assertEquals(queue, shown.getString("name"));
         assertEquals(30.0, shown.getJsonNumber("leaseSeconds").doubleValue());
         assertEquals(2, shown.getInt("maxAttempts"));
-        assertEquals(3.0, shown.getJsonObject("backoff").getJsonNumber("multiplier").doubleValue());
+        assertEquals(
+                3.0, shown.getJsonObject("backoff").getJsonNumber("multiplier").doubleValue());
         assertEquals(0, shown.getInt("depth"));
 
         Http.Response updated = http.put("api/queues/" + queue, "{\"leaseSeconds\": 12}");
@@ -166,7 +197,8 @@ class QueueResourceIT {
     @Test
     void should_use_a_changed_or_dropped_definition_from_the_very_next_request() {
         assertLeaseSeconds(30); // the server now holds a copy of the definition
-        assertEquals(200, http.put("api/queues/" + queue, "{\"leaseSeconds\": 3}").status());
+        assertEquals(
+                200, http.put("api/queues/" + queue, "{\"leaseSeconds\": 3}").status());
         assertLeaseSeconds(3);
 
         assertEquals(204, http.delete("api/queues/" + queue).status());
@@ -178,9 +210,15 @@ class QueueResourceIT {
     private void assertLeaseSeconds(double seconds) {
         Http.Response sent = http.post(messages(), "{\"payload\": 1}");
         assertEquals(201, sent.status(), sent::toString);
-        JsonObject delivery = http.post(receive(), "{\"max\": 1}").json().getJsonArray("messages").getJsonObject(0);
-        double lease = Duration.between(Instant.parse(sent.json().getString("deliverAt")),
-                Instant.parse(delivery.getString("leaseExpiresAt"))).toMillis() / 1000.0;
+        JsonObject delivery = http.post(receive(), "{\"max\": 1}")
+                .json()
+                .getJsonArray("messages")
+                .getJsonObject(0);
+        double lease = Duration.between(
+                                Instant.parse(sent.json().getString("deliverAt")),
+                                Instant.parse(delivery.getString("leaseExpiresAt")))
+                        .toMillis()
+                / 1000.0;
         assertTrue(lease >= seconds && lease < seconds + 2, "lease of " + lease + " s, not about " + seconds);
     }
 
@@ -198,13 +236,14 @@ class QueueResourceIT {
         assertEquals("abc", delivery.getJsonObject("headers").getString("trace"));
         String token = delivery.getString("leaseToken");
 
-        Http.Response renewed = http.post(messages() + "/" + id + "/renew",
-                "{\"leaseToken\": \"" + token + "\", \"extendSeconds\": 60}");
+        Http.Response renewed = http.post(
+                messages() + "/" + id + "/renew", "{\"leaseToken\": \"" + token + "\", \"extendSeconds\": 60}");
         assertEquals(200, renewed.status(), renewed::toString);
         assertEquals(token, renewed.json().getString("leaseToken"));
         assertEquals("LEASED", http.get(messages() + "/" + id).json().getString("state"));
 
-        assertEquals(204, http.delete(messages() + "/" + id + "?leaseToken=" + token).status());
+        assertEquals(
+                204, http.delete(messages() + "/" + id + "?leaseToken=" + token).status());
         assertProblem(410, http.delete(messages() + "/" + id + "?leaseToken=" + token));
         assertProblem(404, http.get(messages() + "/" + id));
     }
@@ -229,10 +268,16 @@ class QueueResourceIT {
         JsonObject scheduled = http.get(messages() + "?state=SCHEDULED&limit=1").json();
         assertEquals(1, scheduled.getJsonArray("messages").size());
         String next = scheduled.getString("next");
-        JsonObject rest = http.get(messages() + "?state=scheduled&limit=1&after=" + next).json();
+        JsonObject rest =
+                http.get(messages() + "?state=scheduled&limit=1&after=" + next).json();
         assertEquals(1, rest.getJsonArray("messages").size());
         assertTrue(rest.isNull("next"));
-        assertEquals(1, http.get(messages() + "?state=READY").json().getJsonArray("messages").size());
+        assertEquals(
+                1,
+                http.get(messages() + "?state=READY")
+                        .json()
+                        .getJsonArray("messages")
+                        .size());
     }
 
     @Test
@@ -240,9 +285,10 @@ class QueueResourceIT {
         http.post(messages(), "{\"payload\": \"poison\"}");
         for (int attempt = 1; attempt <= 2; attempt++) {
             JsonObject delivery = receive("{\"max\": 1}").get(0);
-            Http.Response released = http.post(messages() + "/" + delivery.getString("id") + "/release",
-                    "{\"leaseToken\": \"" + delivery.getString("leaseToken") + "\", \"delaySeconds\": 0, \"reason\": \"bad "
-                            + attempt + "\"}");
+            Http.Response released = http.post(
+                    messages() + "/" + delivery.getString("id") + "/release",
+                    "{\"leaseToken\": \"" + delivery.getString("leaseToken")
+                            + "\", \"delaySeconds\": 0, \"reason\": \"bad " + attempt + "\"}");
             assertEquals(204, released.status(), released::toString);
         }
 
@@ -255,15 +301,19 @@ class QueueResourceIT {
         String id = corpse.getString("id");
         assertEquals(200, http.get("api/queues/" + queue + "/dead/" + id).status());
 
-        JsonObject replayed = http.post("api/queues/" + queue + "/dead/replay",
-                "{\"ids\": [\"" + id + "\"], \"payload\": \"fixed\"}").json();
+        JsonObject replayed = http.post(
+                        "api/queues/" + queue + "/dead/replay", "{\"ids\": [\"" + id + "\"], \"payload\": \"fixed\"}")
+                .json();
         assertEquals(1, replayed.getInt("replayed"));
         JsonObject again = receive("{\"max\": 1}").get(0);
         assertEquals("fixed", again.getString("payload"));
-        http.post(messages() + "/" + id + "/release",
+        http.post(
+                messages() + "/" + id + "/release",
                 "{\"leaseToken\": \"" + again.getString("leaseToken") + "\", \"delaySeconds\": 0}");
-        http.post(messages() + "/" + id + "/release",
-                "{\"leaseToken\": \"" + receive("{\"max\": 1}").get(0).getString("leaseToken") + "\", \"delaySeconds\": 0}");
+        http.post(
+                messages() + "/" + id + "/release",
+                "{\"leaseToken\": \"" + receive("{\"max\": 1}").get(0).getString("leaseToken")
+                        + "\", \"delaySeconds\": 0}");
 
         assertEquals(1, http.delete("api/queues/" + queue + "/dead").json().getInt("purged"));
         assertEquals(0, http.get("api/queues/" + queue).json().getInt("dead"));
@@ -275,10 +325,12 @@ class QueueResourceIT {
         ExecutorService threads = Executors.newFixedThreadPool(4);
         List<CompletableFuture<Http.Response>> waiting = new ArrayList<>();
         for (int i = 0; i < 4; i++) { // the test server allows 4 (COURIER_QUEUE_MAX_WAITERS in pom.xml)
-            waiting.add(CompletableFuture.supplyAsync(() -> http.post(receive(), "{\"max\": 1, \"waitSeconds\": 8}"),
-                    threads));
+            waiting.add(CompletableFuture.supplyAsync(
+                    () -> http.post(receive(), "{\"max\": 1, \"waitSeconds\": 8}"), threads));
         }
-        Eventually.until("four receivers waiting", Duration.ofSeconds(6),
+        Eventually.until(
+                "four receivers waiting",
+                Duration.ofSeconds(6),
                 () -> http.get("api/queues/" + queue).json().getInt("waiting") == 4);
 
         assertProblem(429, http.post(receive(), "{\"max\": 1, \"waitSeconds\": 1}"));
@@ -290,7 +342,8 @@ class QueueResourceIT {
 
     @Test
     void should_answer_every_bad_request_with_a_precise_problem() {
-        String unknown = "api/queues/nosuchqueue" + UUID.randomUUID().toString().substring(0, 8).replace("-", "");
+        String unknown = "api/queues/nosuchqueue"
+                + UUID.randomUUID().toString().substring(0, 8).replace("-", "");
         String fakeToken = UUID.randomUUID() + ".00";
         assertAll(
                 // names and unknown queues
@@ -307,7 +360,9 @@ class QueueResourceIT {
                 () -> assertProblem(400, http.put("api/queues/" + queue, "{\"maxAttempts\": 0}")),
                 () -> assertProblem(400, http.put("api/queues/" + queue, "{\"maxAttempts\": \"ten\"}")),
                 () -> assertProblem(400, http.put("api/queues/" + queue, "{\"backoff\": {\"multiplier\": 0.5}}")),
-                () -> assertProblem(400, http.put("api/queues/" + queue, "{\"backoff\": {\"initialSeconds\": 9, \"maxSeconds\": 1}}")),
+                () -> assertProblem(
+                        400,
+                        http.put("api/queues/" + queue, "{\"backoff\": {\"initialSeconds\": 9, \"maxSeconds\": 1}}")),
                 () -> assertProblem(400, http.put("api/queues/" + queue, "{\"name\": \"other\"}")),
                 () -> assertProblem(400, http.put("api/queues/" + queue, "[]")),
                 // send
@@ -315,10 +370,17 @@ class QueueResourceIT {
                 () -> assertProblem(400, http.post(messages(), "{\"payload\": null}")),
                 () -> assertProblem(400, http.post(messages(), "{\"payload\": 1, \"delaySeconds\": -1}")),
                 () -> assertProblem(400, http.post(messages(), "{\"payload\": 1, \"deliverAt\": \"tomorrow\"}")),
-                () -> assertProblem(400, http.post(messages(), "{\"payload\": 1, \"deliverAt\": \"+10000-01-01T00:00:00Z\"}")),
-                () -> assertProblem(400, http.post(messages(), "{\"payload\": 1, \"deliverAt\": \"-0001-01-01T00:00:00Z\"}")),
-                () -> assertProblem(400, http.post(messages(), "{\"payload\": 1, \"delaySeconds\": 1, \"deliverAt\": \"2100-01-01T00:00:00Z\"}")),
-                () -> assertProblem(400, http.post(messages(), "{\"payload\": 1, \"key\": \"" + "k".repeat(201) + "\"}")),
+                () -> assertProblem(
+                        400, http.post(messages(), "{\"payload\": 1, \"deliverAt\": \"+10000-01-01T00:00:00Z\"}")),
+                () -> assertProblem(
+                        400, http.post(messages(), "{\"payload\": 1, \"deliverAt\": \"-0001-01-01T00:00:00Z\"}")),
+                () -> assertProblem(
+                        400,
+                        http.post(
+                                messages(),
+                                "{\"payload\": 1, \"delaySeconds\": 1, \"deliverAt\": \"2100-01-01T00:00:00Z\"}")),
+                () -> assertProblem(
+                        400, http.post(messages(), "{\"payload\": 1, \"key\": \"" + "k".repeat(201) + "\"}")),
                 () -> assertProblem(400, http.post(messages(), "{\"payload\": 1, \"headers\": {\"n\": 1}}")),
                 () -> assertProblem(400, http.post(messages(), "{\"payload\": ")),
                 () -> assertProblem(413, http.post(messages(), "{\"payload\": \"" + "x".repeat(256 * 1024) + "\"}")),
@@ -332,12 +394,22 @@ class QueueResourceIT {
                 // renew, release, ack
                 () -> assertProblem(400, http.post(messages() + "/x/renew", "{\"extendSeconds\": 5}")),
                 () -> assertProblem(400, http.post(messages() + "/x/renew", "{\"leaseToken\": \"" + fakeToken + "\"}")),
-                () -> assertProblem(409, http.post(messages() + "/x/renew", "{\"leaseToken\": \"" + fakeToken + "\", \"extendSeconds\": 5}")),
-                () -> assertProblem(410, http.post(messages() + "/" + fakeToken.substring(0, 36) + "/renew",
-                        "{\"leaseToken\": \"" + fakeToken + "\", \"extendSeconds\": 5}")),
+                () -> assertProblem(
+                        409,
+                        http.post(
+                                messages() + "/x/renew",
+                                "{\"leaseToken\": \"" + fakeToken + "\", \"extendSeconds\": 5}")),
+                () -> assertProblem(
+                        410,
+                        http.post(
+                                messages() + "/" + fakeToken.substring(0, 36) + "/renew",
+                                "{\"leaseToken\": \"" + fakeToken + "\", \"extendSeconds\": 5}")),
                 () -> assertProblem(400, http.post(messages() + "/x/release", "{}")),
-                () -> assertProblem(400, http.post(messages() + "/" + fakeToken.substring(0, 36) + "/release",
-                        "{\"leaseToken\": \"" + fakeToken + "\", \"delaySeconds\": -5}")),
+                () -> assertProblem(
+                        400,
+                        http.post(
+                                messages() + "/" + fakeToken.substring(0, 36) + "/release",
+                                "{\"leaseToken\": \"" + fakeToken + "\", \"delaySeconds\": -5}")),
                 () -> assertProblem(400, http.delete(messages() + "/x")),
                 () -> assertProblem(409, http.delete(messages() + "/x?leaseToken=nonsense")),
                 // query and dead letters
@@ -350,9 +422,15 @@ class QueueResourceIT {
                 () -> assertProblem(404, http.get(messages() + "/no-such-message")),
                 () -> assertProblem(404, http.get("api/queues/" + queue + "/dead/no-such-message")),
                 () -> assertProblem(400, http.post("api/queues/" + queue + "/dead/replay", "{}")),
-                () -> assertProblem(400, http.post("api/queues/" + queue + "/dead/replay", "{\"all\": true, \"ids\": [\"a\"]}")),
-                () -> assertProblem(400, http.post("api/queues/" + queue + "/dead/replay", "{\"all\": true, \"ratePerSecond\": 0}")),
-                () -> assertProblem(400, http.post("api/queues/" + queue + "/dead/replay", "{\"ids\": [\"a\", \"b\"], \"payload\": 1}")));
+                () -> assertProblem(
+                        400, http.post("api/queues/" + queue + "/dead/replay", "{\"all\": true, \"ids\": [\"a\"]}")),
+                () -> assertProblem(
+                        400,
+                        http.post("api/queues/" + queue + "/dead/replay", "{\"all\": true, \"ratePerSecond\": 0}")),
+                () -> assertProblem(
+                        400,
+                        http.post(
+                                "api/queues/" + queue + "/dead/replay", "{\"ids\": [\"a\", \"b\"], \"payload\": 1}")));
         assertEquals(0, http.get("api/queues/" + queue).json().getInt("depth"), "no bad request wrote anything");
     }
 
@@ -361,15 +439,23 @@ class QueueResourceIT {
         String other = "o" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
         assertEquals(201, http.put("api/queues/" + other, "{}").status());
         try {
-            String id = http.post("api/queues/" + other + "/messages", "{\"payload\": 1}").json().getString("id");
-            String token = http.post("api/queues/" + other + "/receive", "{\"max\": 1}").json().getJsonArray("messages")
-                    .getJsonObject(0).getString("leaseToken");
+            String id = http.post("api/queues/" + other + "/messages", "{\"payload\": 1}")
+                    .json()
+                    .getString("id");
+            String token = http.post("api/queues/" + other + "/receive", "{\"max\": 1}")
+                    .json()
+                    .getJsonArray("messages")
+                    .getJsonObject(0)
+                    .getString("leaseToken");
 
             // Through this test's queue, with the other queue's valid token: refused, nothing acknowledged.
             assertProblem(404, ackWithHeader(queue, id, token));
             assertEquals(1, http.get("api/queues/" + other).json().getInt("depth"));
-            assertProblem(404, http.post(messages() + "/" + id + "/renew",
-                    "{\"leaseToken\": \"" + token + "\", \"extendSeconds\": 5}"));
+            assertProblem(
+                    404,
+                    http.post(
+                            messages() + "/" + id + "/renew",
+                            "{\"leaseToken\": \"" + token + "\", \"extendSeconds\": 5}"));
             assertProblem(404, http.post(messages() + "/" + id + "/release", "{\"leaseToken\": \"" + token + "\"}"));
 
             assertEquals(204, ackWithHeader(other, id, token).status(), "the token in a header, not in the URL");
@@ -382,28 +468,39 @@ class QueueResourceIT {
     @Test
     void should_deliver_a_send_made_during_the_wait_as_one_event_and_end_the_stream() throws Exception {
         CompletableFuture<java.net.http.HttpResponse<String>> stream = HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1).build().sendAsync(eventStream("{\"max\": 5, \"waitSeconds\": 20}").build(),
+                .version(HttpClient.Version.HTTP_1_1)
+                .build()
+                .sendAsync(
+                        eventStream("{\"max\": 5, \"waitSeconds\": 20}").build(),
                         java.net.http.HttpResponse.BodyHandlers.ofString());
         Thread.sleep(300); // the receiver waits: nothing is there yet
         String id = http.post(messages(), "{\"payload\": \"evt\"}").json().getString("id");
         java.net.http.HttpResponse<String> response = stream.get(20, TimeUnit.SECONDS);
         assertEquals(200, response.statusCode(), response::body);
         assertTrue(response.headers().firstValue("Content-Type").orElse("").startsWith("text/event-stream"));
-        List<String> data = response.body().lines().filter(l -> l.startsWith("data:")).toList();
+        List<String> data =
+                response.body().lines().filter(l -> l.startsWith("data:")).toList();
         assertTrue(response.body().contains("event: messages"), response::body);
         assertEquals(1, data.size(), response::body);
-        JsonObject delivered = jakarta.json.Json.createReader(new java.io.StringReader(data.get(0).substring(5).trim()))
-                .readObject().getJsonArray("messages").getJsonObject(0);
+        JsonObject delivered = jakarta.json.Json.createReader(
+                        new java.io.StringReader(data.get(0).substring(5).trim()))
+                .readObject()
+                .getJsonArray("messages")
+                .getJsonObject(0);
         assertEquals(id, delivered.getString("id"));
-        assertEquals(204, ackWithHeader(queue, id, delivered.getString("leaseToken")).status());
+        assertEquals(
+                204, ackWithHeader(queue, id, delivered.getString("leaseToken")).status());
     }
 
     @Test
     void should_refuse_bad_input_on_the_event_stream_with_a_plain_problem() {
         assertProblem(400, http.send(eventStream("{\"waitSeconds\": 5}")));
-        assertProblem(404, http.send(HttpRequest.newBuilder(http.uri("api/queues/nosuchqueue1/receive"))
-                .header("Content-Type", "application/json").header("Accept", "text/event-stream")
-                .POST(HttpRequest.BodyPublishers.ofString("{\"max\": 1, \"waitSeconds\": 5}"))));
+        assertProblem(
+                404,
+                http.send(HttpRequest.newBuilder(http.uri("api/queues/nosuchqueue1/receive"))
+                        .header("Content-Type", "application/json")
+                        .header("Accept", "text/event-stream")
+                        .POST(HttpRequest.BodyPublishers.ofString("{\"max\": 1, \"waitSeconds\": 5}"))));
     }
 
     @Test
@@ -436,7 +533,9 @@ class QueueResourceIT {
             waitingEventStream(60).close();
         }
         // Each gone receiver notices at its next heartbeats (polls back off to poll-interval-max, 1 s).
-        Eventually.until("the gone receivers' waits ended", Duration.ofSeconds(15),
+        Eventually.until(
+                "the gone receivers' waits ended",
+                Duration.ofSeconds(15),
                 () -> http.post(receive(), "{\"max\": 1, \"waitSeconds\": 0.1}").status() == 200);
         http.post(messages(), "{\"payload\": \"later\"}");
         List<JsonObject> received = receive("{\"max\": 1}");
@@ -447,27 +546,32 @@ class QueueResourceIT {
     void should_send_and_deliver_to_a_waiting_receiver_while_the_broker_is_down() throws Exception {
         Broker.stop(); // cross-server wake-ups go through the broker: losing them must not lose or refuse a send
         try {
-            CompletableFuture<Http.Response> waiting = CompletableFuture.supplyAsync(
-                    () -> http.post(receive(), "{\"max\": 1, \"waitSeconds\": 20}"));
+            CompletableFuture<Http.Response> waiting =
+                    CompletableFuture.supplyAsync(() -> http.post(receive(), "{\"max\": 1, \"waitSeconds\": 20}"));
             Thread.sleep(300); // the receiver waits
             Http.Response sent = http.post(messages(), "{\"payload\": \"no broker\"}");
             assertEquals(201, sent.status(), sent::toString);
             Http.Response received = waiting.get(25, TimeUnit.SECONDS);
             assertEquals(200, received.status(), received::toString);
-            assertEquals(sent.json().getString("id"),
+            assertEquals(
+                    sent.json().getString("id"),
                     received.json().getJsonArray("messages").getJsonObject(0).getString("id"));
             Http.Response again = http.post(messages(), "{\"payload\": \"after a lost wake-up\"}");
             assertEquals(201, again.status(), "a send after a failed wake-up commits too: " + again);
-            assertEquals(again.json().getString("id"), receive("{\"max\": 1}").get(0).getString("id"));
+            assertEquals(
+                    again.json().getString("id"), receive("{\"max\": 1}").get(0).getString("id"));
         } finally {
             Broker.start();
         }
     }
 
     private HttpRequest.Builder eventStream(String body) {
-        return HttpRequest.newBuilder(http.uri(receive())).timeout(Duration.ofSeconds(30))
-                .header("Content-Type", "application/json").header("Accept", "text/event-stream")
-                .header("Authorization", http.authorization()).POST(HttpRequest.BodyPublishers.ofString(body));
+        return HttpRequest.newBuilder(http.uri(receive()))
+                .timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json")
+                .header("Accept", "text/event-stream")
+                .header("Authorization", http.authorization())
+                .POST(HttpRequest.BodyPublishers.ofString(body));
     }
 
     /** A receiver on a socket of its own, so the test can drop the connection: returned once it waits. */
@@ -476,10 +580,12 @@ class QueueResourceIT {
         socket.setSoTimeout(10_000);
         String body = "{\"max\": 1, \"waitSeconds\": 30, \"leaseSeconds\": " + leaseSeconds + "}";
         String request = "POST /" + receive() + " HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
-                + "Accept: text/event-stream\r\nAuthorization: " + http.authorization() + "\r\nContent-Length: " + body.length() + "\r\n\r\n" + body;
+                + "Accept: text/event-stream\r\nAuthorization: " + http.authorization() + "\r\nContent-Length: "
+                + body.length() + "\r\n\r\n" + body;
         socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
         socket.getOutputStream().flush();
-        BufferedReader lines = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+        BufferedReader lines =
+                new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
         String status = lines.readLine();
         assertTrue(status != null && status.contains(" 200 "), () -> "status line: " + status);
         for (String line = lines.readLine(); !line.startsWith(":"); line = lines.readLine()) {
@@ -490,7 +596,8 @@ class QueueResourceIT {
 
     private Http.Response ackWithHeader(String queueName, String id, String token) {
         return http.send(HttpRequest.newBuilder(http.uri("api/queues/" + queueName + "/messages/" + id))
-                .header("Lease-Token", token).DELETE());
+                .header("Lease-Token", token)
+                .DELETE());
     }
 
     private String messages() {

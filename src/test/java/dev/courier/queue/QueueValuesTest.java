@@ -32,7 +32,8 @@ class QueueValuesTest {
 
     @Test
     void should_read_back_the_history_it_wrote() {
-        FailedAttempt expired = new FailedAttempt(1, Instant.parse("2030-01-01T00:00:10Z"), History.EXPIRED, "lease expired");
+        FailedAttempt expired =
+                new FailedAttempt(1, Instant.parse("2030-01-01T00:00:10Z"), History.EXPIRED, "lease expired");
         FailedAttempt released = new FailedAttempt(2, Instant.parse("2030-01-01T00:01:00Z"), History.RELEASED, null);
 
         assertEquals(List.of(expired, released), History.parse(History.line(expired) + History.line(released)));

@@ -67,7 +67,8 @@ class TransactionalQueueIT {
     private ArmedFaults faults;
 
     @Inject
-    @org.eclipse.microprofile.metrics.annotation.RegistryScope(scope = org.eclipse.microprofile.metrics.MetricRegistry.APPLICATION_SCOPE)
+    @org.eclipse.microprofile.metrics.annotation.RegistryScope(
+            scope = org.eclipse.microprofile.metrics.MetricRegistry.APPLICATION_SCOPE)
     private org.eclipse.microprofile.metrics.MetricRegistry registry;
 
     @Inject
@@ -95,8 +96,8 @@ class TransactionalQueueIT {
     @BeforeEach
     void newQueue() {
         name = QueueName.of("t" + UUID.randomUUID().toString().replace("-", "").substring(0, 20));
-        queues.define(new QueueSpec(name, Duration.ofSeconds(10), 3,
-                new Backoff(Duration.ofSeconds(2), 2.0, Duration.ofSeconds(60))));
+        queues.define(new QueueSpec(
+                name, Duration.ofSeconds(10), 3, new Backoff(Duration.ofSeconds(2), 2.0, Duration.ofSeconds(60))));
     }
 
     @Test
@@ -113,7 +114,8 @@ class TransactionalQueueIT {
     void should_count_only_the_sends_and_receives_that_commit() throws Exception {
         queue.send(name, Payload.json("{\"n\": 1}"), SendOptions.now());
         transaction.begin();
-        queue.sendBatch(name, List.of(Outgoing.of(Payload.json("{\"n\": 2}")), Outgoing.of(Payload.json("{\"n\": 3}"))));
+        queue.sendBatch(
+                name, List.of(Outgoing.of(Payload.json("{\"n\": 2}")), Outgoing.of(Payload.json("{\"n\": 3}"))));
         assertEquals(1, queue.receive(name, 1).size(), "a message leased in the transaction");
         transaction.rollback();
         assertEquals(1, counted(QueueMeters.Event.SENT), "the rolled-back batch is not counted");
@@ -146,14 +148,15 @@ class TransactionalQueueIT {
 
     private long counted(QueueMeters.Event event) {
         org.eclipse.microprofile.metrics.Counter counter = registry.getCounters()
-                .get(new org.eclipse.microprofile.metrics.MetricID(event.metric(),
-                        new org.eclipse.microprofile.metrics.Tag("queue", name.value())));
+                .get(new org.eclipse.microprofile.metrics.MetricID(
+                        event.metric(), new org.eclipse.microprofile.metrics.Tag("queue", name.value())));
         return counter == null ? 0 : counter.getCount();
     }
 
     @Test
     void should_deliver_a_committed_message_with_payload_headers_and_first_attempt() {
-        Sent sent = queue.send(name, Payload.json("{\"n\": 1}"), SendOptions.now().withHeaders(Map.of("k", "v")));
+        Sent sent =
+                queue.send(name, Payload.json("{\"n\": 1}"), SendOptions.now().withHeaders(Map.of("k", "v")));
 
         List<Delivery> received = queue.receive(name, 10);
 
@@ -211,7 +214,8 @@ class TransactionalQueueIT {
 
         // After the second failure the wait is 2 s x 2 = 4 s, jittered into [2 s, 4 s] after the lease expiry.
         Duration wait = Duration.between(second.leaseExpiresAt(), deliverAt(sent.id()));
-        assertTrue(wait.compareTo(Duration.ofSeconds(2)) >= 0 && wait.compareTo(Duration.ofSeconds(4)) <= 0,
+        assertTrue(
+                wait.compareTo(Duration.ofSeconds(2)) >= 0 && wait.compareTo(Duration.ofSeconds(4)) <= 0,
                 "backoff after the second failure was " + wait);
     }
 
@@ -219,7 +223,8 @@ class TransactionalQueueIT {
     void should_jitter_the_backoff_of_each_message_of_a_batch_on_its_own() throws Exception {
         List<String> ids = new java.util.ArrayList<>();
         for (int i = 0; i < 20; i++) {
-            ids.add(queue.send(name, Payload.json(Integer.toString(i)), SendOptions.now()).id());
+            ids.add(queue.send(name, Payload.json(Integer.toString(i)), SendOptions.now())
+                    .id());
         }
         List<Delivery> batch = queue.receive(name, 20);
         assertEquals(20, batch.size());
@@ -241,12 +246,16 @@ class TransactionalQueueIT {
         clock.advance(Duration.ofSeconds(15));
         Delivery third = queue.receive(name, 1).get(0);
         assertEquals(3, third.attempt());
-        queues.define(new QueueSpec(name, Duration.ofSeconds(10), 2,
-                new Backoff(Duration.ofSeconds(2), 2.0, Duration.ofSeconds(60))));
+        queues.define(new QueueSpec(
+                name, Duration.ofSeconds(10), 2, new Backoff(Duration.ofSeconds(2), 2.0, Duration.ofSeconds(60))));
 
-        assertEquals(third.leaseToken(), queue.renewLease(third.leaseToken(), Duration.ofSeconds(5)).token());
+        assertEquals(
+                third.leaseToken(),
+                queue.renewLease(third.leaseToken(), Duration.ofSeconds(5)).token());
         queue.release(third.leaseToken(), null, "giving up");
-        assertEquals(MessageState.DEAD, messages.get(name, sent.id()).orElseThrow().state(),
+        assertEquals(
+                MessageState.DEAD,
+                messages.get(name, sent.id()).orElseThrow().state(),
                 "past the lowered limit: dead, not delivered again");
     }
 
@@ -267,8 +276,10 @@ class TransactionalQueueIT {
         assertTrue(corpse.lastError().contains("lease expired"), corpse.lastError());
         assertEquals(1, queues.get(name).dead());
 
-        assertThrows(PayloadTooLargeException.class, () -> dead.replay(name, List.of(sent.id()), null,
-                Payload.bytes(new byte[256 * 1024 + 1])), "an edited payload has the same limit as a sent one");
+        assertThrows(
+                PayloadTooLargeException.class,
+                () -> dead.replay(name, List.of(sent.id()), null, Payload.bytes(new byte[256 * 1024 + 1])),
+                "an edited payload has the same limit as a sent one");
         assertEquals(MessageState.DEAD, dead.get(name, sent.id()).orElseThrow().state(), "nothing replayed");
         assertEquals(1, dead.replay(name, List.of(sent.id()), null, Payload.json("\"fixed\"")));
         Delivery again = queue.receive(name, 1).get(0);
@@ -318,7 +329,9 @@ class TransactionalQueueIT {
         transaction.begin();
         insertBusinessRow(business);
         assertThrows(MessageGoneException.class, () -> queue.ack(delivery.leaseToken()));
-        assertEquals(jakarta.transaction.Status.STATUS_MARKED_ROLLBACK, transaction.getStatus(),
+        assertEquals(
+                jakarta.transaction.Status.STATUS_MARKED_ROLLBACK,
+                transaction.getStatus(),
                 "the failed ack dooms the caller's transaction");
         transaction.rollback();
         assertEquals(0, businessRows(business));
@@ -400,7 +413,8 @@ class TransactionalQueueIT {
 
     @Test
     void should_keep_a_key_as_long_as_its_message_lives_beyond_the_window() {
-        Sent first = queue.send(name, Payload.json("1"), SendOptions.now().withKey("late").after(Duration.ofHours(48)));
+        Sent first = queue.send(
+                name, Payload.json("1"), SendOptions.now().withKey("late").after(Duration.ofHours(48)));
         clock.advance(Duration.ofHours(25)); // the window is over; the message is still scheduled
         sweeper.sweep();
 
@@ -421,7 +435,9 @@ class TransactionalQueueIT {
             clock.advance(Duration.ofSeconds(20));
             sweeper.sweep();
 
-            assertEquals(MessageState.LEASED, messages.get(once, sent.id()).orElseThrow().state(),
+            assertEquals(
+                    MessageState.LEASED,
+                    messages.get(once, sent.id()).orElseThrow().state(),
                     "out of attempts, but its lease holds: still the receiver's");
             queue.ack(last.leaseToken());
         } finally {
@@ -432,7 +448,8 @@ class TransactionalQueueIT {
     @Test
     void should_sweep_on_the_server_holding_the_sweepers_turn_only() {
         assertTrue(sweeper.sweep().isPresent(), "free or ours: this server sweeps");
-        assertTrue(steps.takeTurn("another-server", Duration.ofSeconds(60)).isEmpty(),
+        assertTrue(
+                steps.takeTurn("another-server", Duration.ofSeconds(60)).isEmpty(),
                 "another server cannot take the turn while this one holds it");
         boolean taken = false;
         for (int tries = 0; tries < 3 && !taken; tries++) { // this server's timer may renew just before we try
@@ -454,7 +471,8 @@ class TransactionalQueueIT {
         queues.define(new QueueSpec(once, Duration.ofSeconds(30), 1, Backoff.DEFAULT));
         try {
             List<Outgoing> batch = java.util.stream.IntStream.range(0, 400)
-                    .mapToObj(i -> new Outgoing(Payload.json(Integer.toString(i)), SendOptions.now())).toList();
+                    .mapToObj(i -> new Outgoing(Payload.json(Integer.toString(i)), SendOptions.now()))
+                    .toList();
             queue.sendBatch(once, batch);
             List<String> ids = new java.util.ArrayList<>();
             for (Delivery delivery : queue.receive(once, 400)) {
@@ -465,10 +483,10 @@ class TransactionalQueueIT {
             java.util.Collections.reverse(reversed);
 
             // Two callers naming the same rows in opposite orders: deleting in the order given would deadlock.
-            java.util.concurrent.CompletableFuture<Integer> one = java.util.concurrent.CompletableFuture
-                    .supplyAsync(() -> dead.purge(once, ids), executor);
-            java.util.concurrent.CompletableFuture<Integer> other = java.util.concurrent.CompletableFuture
-                    .supplyAsync(() -> dead.purge(once, reversed), executor);
+            java.util.concurrent.CompletableFuture<Integer> one =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> dead.purge(once, ids), executor);
+            java.util.concurrent.CompletableFuture<Integer> other =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> dead.purge(once, reversed), executor);
 
             assertEquals(400, one.get() + other.get(), "every dead message purged once, neither purge failed");
             assertEquals(0, queues.get(once).dead());
@@ -524,11 +542,16 @@ class TransactionalQueueIT {
     @Test
     void should_stop_waiting_for_a_caller_that_gave_up_and_free_its_place() throws Exception {
         for (int i = 0; i < 4; i++) { // the test server allows 4 waiters a queue (COURIER_QUEUE_MAX_WAITERS in pom.xml)
-            queue.receiveAsync(name, 1, null, Duration.ofSeconds(30)).toCompletableFuture().cancel(false);
+            queue.receiveAsync(name, 1, null, Duration.ofSeconds(30))
+                    .toCompletableFuture()
+                    .cancel(false);
         }
-        java.util.concurrent.CompletableFuture<List<Delivery>> timedOut = queue.receiveAsync(name, 1, null,
-                Duration.ofSeconds(30)).toCompletableFuture().orTimeout(100, java.util.concurrent.TimeUnit.MILLISECONDS);
-        assertThrows(java.util.concurrent.ExecutionException.class,
+        java.util.concurrent.CompletableFuture<List<Delivery>> timedOut = queue.receiveAsync(
+                        name, 1, null, Duration.ofSeconds(30))
+                .toCompletableFuture()
+                .orTimeout(100, java.util.concurrent.TimeUnit.MILLISECONDS);
+        assertThrows(
+                java.util.concurrent.ExecutionException.class,
                 () -> timedOut.get(5, java.util.concurrent.TimeUnit.SECONDS));
 
         List<java.util.concurrent.CompletableFuture<List<Delivery>>> live = new java.util.ArrayList<>();
@@ -536,8 +559,9 @@ class TransactionalQueueIT {
             live.add(queue.receiveAsync(name, 1, null, Duration.ofSeconds(30)).toCompletableFuture());
         }
         Sent sent = queue.send(name, Payload.json("1"), SendOptions.now());
-        Delivery delivery = (Delivery) java.util.concurrent.CompletableFuture.anyOf(live.toArray(
-                new java.util.concurrent.CompletableFuture<?>[0])).thenApply(r -> ((List<?>) r).get(0))
+        Delivery delivery = (Delivery) java.util.concurrent.CompletableFuture.anyOf(
+                        live.toArray(new java.util.concurrent.CompletableFuture<?>[0]))
+                .thenApply(r -> ((List<?>) r).get(0))
                 .get(10, java.util.concurrent.TimeUnit.SECONDS);
         live.forEach(waiting -> waiting.cancel(false));
         assertEquals(sent.id(), delivery.id());
@@ -553,7 +577,8 @@ class TransactionalQueueIT {
         clock.advance(Duration.ofSeconds(40));
 
         Duration age = queues.get(name).oldestAge().orElseThrow();
-        assertTrue(age.compareTo(Duration.ofSeconds(40)) >= 0 && age.compareTo(Duration.ofSeconds(60)) < 0, age::toString);
+        assertTrue(
+                age.compareTo(Duration.ofSeconds(40)) >= 0 && age.compareTo(Duration.ofSeconds(60)) < 0, age::toString);
         queue.receive(name, 1);
         assertTrue(queues.get(name).oldestAge().isEmpty(), "leased: no longer waiting");
     }
@@ -563,18 +588,20 @@ class TransactionalQueueIT {
         java.util.concurrent.atomic.AtomicBoolean claiming = new java.util.concurrent.atomic.AtomicBoolean(true);
         List<RuntimeException> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
         java.util.concurrent.atomic.AtomicInteger acked = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.CompletableFuture<Void> other = java.util.concurrent.CompletableFuture.runAsync(() -> {
-            while (claiming.get()) {
-                try {
-                    for (Delivery delivery : queue.receive(name, 10)) {
-                        queue.ack(delivery.leaseToken());
-                        acked.incrementAndGet();
+        java.util.concurrent.CompletableFuture<Void> other = java.util.concurrent.CompletableFuture.runAsync(
+                () -> {
+                    while (claiming.get()) {
+                        try {
+                            for (Delivery delivery : queue.receive(name, 10)) {
+                                queue.ack(delivery.leaseToken());
+                                acked.incrementAndGet();
+                            }
+                        } catch (RuntimeException e) {
+                            failures.add(e);
+                        }
                     }
-                } catch (RuntimeException e) {
-                    failures.add(e);
-                }
-            }
-        }, executor);
+                },
+                executor);
         try {
             for (int i = 0; i < 20; i++) {
                 transaction.begin();
@@ -616,10 +643,13 @@ class TransactionalQueueIT {
             queue.send(name, Payload.bytes(new byte[250_000]), SendOptions.now());
         }
         MessagePage first = messages.query(name, MessageFilter.all(), null, 100);
-        assertTrue(first.messages().size() < 20, "4 MiB of 250 kB payloads: " + first.messages().size());
+        assertTrue(
+                first.messages().size() < 20,
+                "4 MiB of 250 kB payloads: " + first.messages().size());
         assertTrue(first.next().isPresent(), "a cursor to the rest");
 
-        MessagePage rest = messages.query(name, MessageFilter.all(), first.next().get(), 100);
+        MessagePage rest =
+                messages.query(name, MessageFilter.all(), first.next().get(), 100);
         assertEquals(20, first.messages().size() + rest.messages().size());
         assertTrue(rest.next().isEmpty());
     }
@@ -630,15 +660,26 @@ class TransactionalQueueIT {
         Delivery delivery = queue.receive(name, 1).get(0);
 
         transaction.begin();
-        queue.ackAndResend(delivery.leaseToken(), name, Payload.json("\"step 2\""),
+        queue.ackAndResend(
+                delivery.leaseToken(),
+                name,
+                Payload.json("\"step 2\""),
                 SendOptions.now().after(Duration.ofMinutes(10)));
         transaction.rollback();
-        assertEquals(1, messages.query(name, MessageFilter.in(MessageState.LEASED), null, 10).messages().size(),
+        assertEquals(
+                1,
+                messages.query(name, MessageFilter.in(MessageState.LEASED), null, 10)
+                        .messages()
+                        .size(),
                 "rolled back: the original is still leased, no follow-up");
 
-        queue.ackAndResend(delivery.leaseToken(), name, Payload.json("\"step 2\""),
+        queue.ackAndResend(
+                delivery.leaseToken(),
+                name,
+                Payload.json("\"step 2\""),
                 SendOptions.now().after(Duration.ofMinutes(10)));
-        List<MessageView> left = messages.query(name, MessageFilter.all(), null, 10).messages();
+        List<MessageView> left =
+                messages.query(name, MessageFilter.all(), null, 10).messages();
         assertEquals(1, left.size());
         assertEquals(MessageState.SCHEDULED, left.get(0).state());
         assertEquals("\"step 2\"", left.get(0).payload().text());
@@ -651,8 +692,8 @@ class TransactionalQueueIT {
         transaction.rollback();
         assertEquals(0, queues.get(name).depth());
 
-        List<Sent> sent = queue.sendBatch(name,
-                List.of(Outgoing.of(Payload.json("1")), Outgoing.of(Payload.bytes(new byte[] {1, 2}))));
+        List<Sent> sent = queue.sendBatch(
+                name, List.of(Outgoing.of(Payload.json("1")), Outgoing.of(Payload.bytes(new byte[] {1, 2}))));
         assertEquals(2, sent.size());
         assertEquals(2, queue.receive(name, 10).size());
     }
@@ -662,7 +703,8 @@ class TransactionalQueueIT {
         transaction.begin();
         try {
             queue.send(name, Payload.json("1"), SendOptions.now());
-            assertThrows(QueueNotFoundException.class,
+            assertThrows(
+                    QueueNotFoundException.class,
                     () -> queue.send(QueueName.of("nosuchqueue"), Payload.json("2"), SendOptions.now()));
             assertEquals(jakarta.transaction.Status.STATUS_MARKED_ROLLBACK, transaction.getStatus());
         } finally {
@@ -675,10 +717,12 @@ class TransactionalQueueIT {
     void should_reject_bad_input_with_typed_errors() {
         assertThrows(InvalidQueueNameException.class, () -> QueueName.of("1starts-with-digit"));
         assertThrows(InvalidQueueNameException.class, () -> QueueName.of("x".repeat(64)));
-        assertThrows(QueueNotFoundException.class, () -> queue.send(QueueName.of("nosuchqueue"), Payload.json("1"),
-                SendOptions.now()));
-        assertThrows(PayloadTooLargeException.class, () -> queue.send(name, Payload.bytes(new byte[256 * 1024 + 1]),
-                SendOptions.now()));
+        assertThrows(
+                QueueNotFoundException.class,
+                () -> queue.send(QueueName.of("nosuchqueue"), Payload.json("1"), SendOptions.now()));
+        assertThrows(
+                PayloadTooLargeException.class,
+                () -> queue.send(name, Payload.bytes(new byte[256 * 1024 + 1]), SendOptions.now()));
         assertThrows(dev.courier.platform.ProblemException.class, () -> Payload.json("{not json"));
         assertThrows(dev.courier.platform.ProblemException.class, () -> queue.receive(name, 0));
         assertThrows(StaleLeaseException.class, () -> queue.ack("not-a-token"));
@@ -700,8 +744,10 @@ class TransactionalQueueIT {
 
             assertEquals(3, dead.replay(once, List.of(), 2.0, null));
 
-            List<MessageView> live = messages.query(once, MessageFilter.all(), null, 10).messages();
-            List<Instant> times = live.stream().map(MessageView::deliverAt).sorted().toList();
+            List<MessageView> live =
+                    messages.query(once, MessageFilter.all(), null, 10).messages();
+            List<Instant> times =
+                    live.stream().map(MessageView::deliverAt).sorted().toList();
             assertEquals(Duration.ofMillis(500), Duration.between(times.get(0), times.get(1)), "2 per second");
             assertEquals(Duration.ofMillis(500), Duration.between(times.get(1), times.get(2)));
             assertEquals(1, queue.receive(once, 3).size(), "only the first is due at once");
@@ -736,12 +782,31 @@ class TransactionalQueueIT {
         queue.send(name, Payload.json("2"), SendOptions.now().after(Duration.ofHours(2)));
         queue.receive(name, 1);
 
-        assertEquals(1, messages.query(name, new MessageFilter(null, null, null, null, "a"), null, 10).messages().size());
-        assertEquals(1, messages.query(name, new MessageFilter(null, null, null, 1, null), null, 10).messages().size());
-        assertEquals(1, messages.query(name, new MessageFilter(null, now.plus(Duration.ofHours(1)), null, null, null),
-                null, 10).messages().size());
-        assertEquals(1, messages.query(name, MessageFilter.in(MessageState.LEASED), null, 10).messages().size());
-        assertEquals(1, messages.query(name, MessageFilter.in(MessageState.SCHEDULED), null, 10).messages().size());
+        assertEquals(
+                1,
+                messages.query(name, new MessageFilter(null, null, null, null, "a"), null, 10)
+                        .messages()
+                        .size());
+        assertEquals(
+                1,
+                messages.query(name, new MessageFilter(null, null, null, 1, null), null, 10)
+                        .messages()
+                        .size());
+        assertEquals(
+                1,
+                messages.query(name, new MessageFilter(null, now.plus(Duration.ofHours(1)), null, null, null), null, 10)
+                        .messages()
+                        .size());
+        assertEquals(
+                1,
+                messages.query(name, MessageFilter.in(MessageState.LEASED), null, 10)
+                        .messages()
+                        .size());
+        assertEquals(
+                1,
+                messages.query(name, MessageFilter.in(MessageState.SCHEDULED), null, 10)
+                        .messages()
+                        .size());
     }
 
     @Test
@@ -764,8 +829,8 @@ class TransactionalQueueIT {
 
     private Instant deliverAt(String id) throws Exception {
         try (Connection connection = dataSource.getConnection();
-                PreparedStatement select = connection.prepareStatement(
-                        "SELECT deliver_at FROM courier_message WHERE id = ?")) {
+                PreparedStatement select =
+                        connection.prepareStatement("SELECT deliver_at FROM courier_message WHERE id = ?")) {
             select.setString(1, id);
             try (ResultSet rows = select.executeQuery()) {
                 rows.next();
@@ -791,7 +856,8 @@ class TransactionalQueueIT {
             }
         }
         transaction.begin();
-        try (Connection connection = database.planned(); Statement sql = connection.createStatement()) {
+        try (Connection connection = database.planned();
+                Statement sql = connection.createStatement()) {
             sql.execute("CREATE TEMP TABLE courier_message (LIKE public.courier_message INCLUDING ALL) ON COMMIT DROP");
             sql.execute("INSERT INTO courier_message (id, queue, state, deliver_at, attempt, version, "
                     + "payload_type, payload, created_at) SELECT md5(i::text), 'plans', 'READY', now(), 0, 0, "
@@ -801,8 +867,8 @@ class TransactionalQueueIT {
                 statement.setString(1, "id");
                 statement.setString(2, "token");
             });
-            String ackAll = plan(connection, QueueSql.ACK_ALL_POSTGRESQL + " AND m.queue = ? RETURNING m.id",
-                    statement -> {
+            String ackAll =
+                    plan(connection, QueueSql.ACK_ALL_POSTGRESQL + " AND m.queue = ? RETURNING m.id", statement -> {
                         statement.setArray(1, connection.createArrayOf("text", new String[] {"a", "b"}));
                         statement.setArray(2, connection.createArrayOf("text", new String[] {"a.1", "b.1"}));
                         statement.setString(3, "plans");
@@ -826,7 +892,9 @@ class TransactionalQueueIT {
             assertTrue(claim.contains("deliver_at") && claim.contains("Index Cond"), claim);
             // A statement with no index to use (a dropped queue's messages go so) still scans, priced at 10^10:
             // that price must not buy a just-in-time compilation on every run.
-            String drop = plan(connection, "DELETE FROM courier_message WHERE queue = ?",
+            String drop = plan(
+                    connection,
+                    "DELETE FROM courier_message WHERE queue = ?",
                     statement -> statement.setString(1, "plans"));
             assertTrue(drop.contains("Seq Scan"), drop);
             assertFalse(drop.contains("JIT"), drop);
@@ -862,7 +930,8 @@ class TransactionalQueueIT {
     }
 
     private String enableSeqscan() throws SQLException {
-        try (Connection connection = dataSource.getConnection(); Statement sql = connection.createStatement();
+        try (Connection connection = dataSource.getConnection();
+                Statement sql = connection.createStatement();
                 ResultSet setting = sql.executeQuery("SHOW enable_seqscan")) {
             setting.next();
             return setting.getString(1);

@@ -34,7 +34,7 @@ class WaitersTest {
     @Test
     void should_forget_a_waiter_entirely() {
         Waiters.Signal signal = waiters.enter(ORDERS, 10);
-        Runnable wake = () -> { };
+        Runnable wake = () -> {};
         for (int poll = 0; poll < 100; poll++) {
             signal.onChange(signal.generation(), wake);
         }

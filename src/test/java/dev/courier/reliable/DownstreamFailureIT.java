@@ -48,7 +48,9 @@ class DownstreamFailureIT {
         f.register(f.producer, "BARRIER").subscribe(30, 10, "fast", "slow");
         String id = f.order("").getString("messageId");
         assertEquals(id, f.consume("fast", false).orElseThrow().getString("id"));
-        assertTrue(Broker.receive(Fixture.queue(f.topic, "slow"), java.time.Duration.ofSeconds(5)).isPresent(),
+        assertTrue(
+                Broker.receive(Fixture.queue(f.topic, "slow"), java.time.Duration.ofSeconds(5))
+                        .isPresent(),
                 "the slow subscriber's copy is lost (taken off its queue, never processed)");
 
         f.advance(31); // past the delivery timeout
@@ -72,7 +74,9 @@ class DownstreamFailureIT {
 
         assertTrue(failed.containsKey("error"), failed::toString);
         assertEquals(0, f.effects(id, "a"), "the failed effect rolled back");
-        Eventually.until("the failure reported", Fixture.SETTLE,
+        Eventually.until(
+                "the failure reported",
+                Fixture.SETTLE,
                 () -> f.delivery(id, "a").getString("lastError", "").startsWith("failed:"));
         f.advance(5); // past the redelivery backoff
         // The rolled-back receive put the copy back in the queue: Courier sees it there and adds none.
@@ -104,7 +108,9 @@ class DownstreamFailureIT {
 
         String failing = f.order("").getString("messageId");
         f.consume("a", true, true);
-        Eventually.until("the failure reported", Fixture.SETTLE,
+        Eventually.until(
+                "the failure reported",
+                Fixture.SETTLE,
                 () -> f.delivery(failing, "a").getString("lastError", "").startsWith("failed:"));
         assertEquals(0, f.effects(failing, "a"), "the failed effect rolled back");
     }
@@ -113,7 +119,10 @@ class DownstreamFailureIT {
     void a_subscriber_added_while_a_confirmed_message_waits_for_the_relay_gets_no_copy_of_it() {
         f.register(f.producer, "BARRIER").subscribe(30, 10, "a");
         // The relay fails before publishing a few times (about 1.5 s of retries): the confirmed message waits.
-        assertEquals(204, http.post("api/test/faults/reliable.relay.before-publish?times=4", "").status());
+        assertEquals(
+                204,
+                http.post("api/test/faults/reliable.relay.before-publish?times=4", "")
+                        .status());
         String id = f.order("").getString("messageId");
         assertEquals("SENT", f.state(id));
         f.subscribe(30, 10, "b"); // its queue and row exist before the relay sends the message
@@ -132,15 +141,19 @@ class DownstreamFailureIT {
     @Test
     void a_backlog_longer_than_the_delivery_timeout_gets_no_further_copies_and_nothing_dies() {
         f.register(f.producer, "BARRIER").subscribe(2, 1, "slow");
-        List<String> ids = List.of(f.order("").getString("messageId"), f.order("").getString("messageId"),
+        List<String> ids = List.of(
+                f.order("").getString("messageId"),
+                f.order("").getString("messageId"),
                 f.order("").getString("messageId"));
         Eventually.until("relayed", Fixture.SETTLE, () -> Broker.messagesAdded(f.topic + ".slow") == 3);
 
         for (int round = 1; round <= 3; round++) { // three timeouts pass while the copies wait in the queue
             f.advance(3);
             int expected = round;
-            Eventually.until("deadlines moved " + round + " times", Fixture.SETTLE, () -> ids.stream().allMatch(id ->
-                    moved(id, "slow") >= expected));
+            Eventually.until(
+                    "deadlines moved " + round + " times",
+                    Fixture.SETTLE,
+                    () -> ids.stream().allMatch(id -> moved(id, "slow") >= expected));
         }
 
         assertEquals(3, Broker.messagesAdded(f.topic + ".slow"), "no copy beside one still queued");
@@ -161,13 +174,20 @@ class DownstreamFailureIT {
         f.register(f.producer, "BARRIER").subscribe(2, 5, "a");
         String id = f.order("").getString("messageId");
         // The subscriber takes the first copy off its queue and is slow to report: the timeout sends another.
-        assertEquals(id, Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10)).orElseThrow().courierMessageId());
+        assertEquals(
+                id,
+                Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10))
+                        .orElseThrow()
+                        .courierMessageId());
         f.advance(3);
         Eventually.until("redelivered", Fixture.SETTLE, () -> Broker.messagesAdded(f.topic + ".a") == 2);
         assertEquals(1, Broker.messageCount(f.topic + ".a"));
 
-        assertEquals("COMPLETED", http.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"a\"}").json()
-                .getString("state"));
+        assertEquals(
+                "COMPLETED",
+                http.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"a\"}")
+                        .json()
+                        .getString("state"));
 
         Eventually.until("the leftover copy removed", Fixture.SETTLE, () -> Broker.messageCount(f.topic + ".a") == 0);
     }
@@ -237,7 +257,9 @@ class DownstreamFailureIT {
 
         for (int attempt = 1; attempt <= 3; attempt++) { // the first delivery and two retries
             int expected = attempt;
-            Eventually.until("delivery " + attempt + " to broken", Fixture.SETTLE,
+            Eventually.until(
+                    "delivery " + attempt + " to broken",
+                    Fixture.SETTLE,
                     () -> Broker.messagesAdded(f.topic + ".broken") >= expected);
             while (f.consume("broken", true).isPresent()) {
                 // every copy on the queue fails
@@ -245,21 +267,37 @@ class DownstreamFailureIT {
             f.advance(400); // past the delivery timeout and any backoff
         }
 
-        Eventually.until("the delivery dead", Fixture.SETTLE, () -> f.delivery(id, "broken").getString("state").equals("DEAD"));
+        Eventually.until(
+                "the delivery dead",
+                Fixture.SETTLE,
+                () -> f.delivery(id, "broken").getString("state").equals("DEAD"));
         assertEquals(Map.of("a", "CONSUMED", "b", "CONSUMED", "broken", "DEAD"), f.deliveries(id));
         assertEquals("SENT", f.state(id));
         assertEquals(1, Broker.messagesAdded(f.topic + ".a"), "the others got it once");
         assertEquals(1, Broker.messagesAdded(f.topic + ".b"));
         assertEquals(3, Broker.messagesAdded(f.topic + ".broken"));
-        Eventually.until("the producer told", Fixture.SETTLE, () -> notifications().size() == 1);
+        Eventually.until(
+                "the producer told", Fixture.SETTLE, () -> notifications().size() == 1);
         assertTrue(notifications().get(0).contains("\"kind\":\"DELIVERY_DEAD\""), notifications()::toString);
         assertTrue(notifications().get(0).contains("\"subscriber\":\"broken\""));
-        assertEquals(List.of(id), http.get("api/messages?subscriber=broken&deliveryState=DEAD&topic=" + f.topic).json()
-                .getJsonArray("messages").getValuesAs(JsonObject.class).stream().map(m -> m.getString("id")).toList());
+        assertEquals(
+                List.of(id),
+                http
+                        .get("api/messages?subscriber=broken&deliveryState=DEAD&topic=" + f.topic)
+                        .json()
+                        .getJsonArray("messages")
+                        .getValuesAs(JsonObject.class)
+                        .stream()
+                        .map(m -> m.getString("id"))
+                        .toList());
         f.advance(400);
         assertEquals(3, Broker.messagesAdded(f.topic + ".broken"), "no more deliveries once dead");
 
-        assertEquals("SENT", http.post("api/messages/" + id + "/deliveries/broken/replay", "").json().getString("state"));
+        assertEquals(
+                "SENT",
+                http.post("api/messages/" + id + "/deliveries/broken/replay", "")
+                        .json()
+                        .getString("state"));
         Optional<JsonObject> replayed = f.consume("broken", false);
 
         assertTrue(replayed.orElseThrow().getBoolean("processed"), replayed::toString);
@@ -271,7 +309,9 @@ class DownstreamFailureIT {
 
     private List<Boolean> consumeAll(String subscriber) {
         List<Boolean> processed = new java.util.ArrayList<>();
-        for (Optional<JsonObject> next = f.consume(subscriber, false); next.isPresent(); next = f.consume(subscriber, false)) {
+        for (Optional<JsonObject> next = f.consume(subscriber, false);
+                next.isPresent();
+                next = f.consume(subscriber, false)) {
             processed.add(next.get().getBoolean("processed"));
         }
         return processed;
@@ -279,6 +319,7 @@ class DownstreamFailureIT {
 
     private List<String> notifications() {
         return f.upstream(f.producer).getJsonArray("notifications").getValuesAs(JsonString.class).stream()
-                .map(JsonString::getString).toList();
+                .map(JsonString::getString)
+                .toList();
     }
 }

@@ -39,12 +39,18 @@ final class Fixture {
 
     Fixture register(String name, String mode) {
         http.put("api/test/apps/" + name + "/mode/" + mode, "");
-        Http.Response registered = http.post("api/producers", "{\"name\": \"" + name + "\", \"checkBackUrl\": \"" + base()
-                + "api/test/apps/" + name + "/check-back\", \"notificationUrl\": \"" + base() + "api/test/apps/" + name
-                + "/notifications\"}");
+        Http.Response registered = http.post(
+                "api/producers",
+                "{\"name\": \"" + name + "\", \"checkBackUrl\": \"" + base()
+                        + "api/test/apps/" + name + "/check-back\", \"notificationUrl\": \"" + base() + "api/test/apps/"
+                        + name
+                        + "/notifications\"}");
         assertEquals(201, registered.status(), registered::toString);
         // The test upstream checks every call Courier makes to it against the secret, as a producer should.
-        assertEquals(204, http.put("api/test/apps/" + name + "/secret", registered.json().getString("signingSecret")).status());
+        assertEquals(
+                204,
+                http.put("api/test/apps/" + name + "/secret", registered.json().getString("signingSecret"))
+                        .status());
         return this;
     }
 
@@ -54,8 +60,10 @@ final class Fixture {
 
     Fixture subscribe(double timeoutSeconds, int retryLimit, String... subscribers) {
         for (String s : subscribers) {
-            Http.Response added = http.post("api/topics/" + topic + "/subscribers", "{\"name\": \"" + s
-                    + "\", \"deliveryTimeoutSeconds\": " + timeoutSeconds + ", \"retryLimit\": " + retryLimit + "}");
+            Http.Response added = http.post(
+                    "api/topics/" + topic + "/subscribers",
+                    "{\"name\": \"" + s + "\", \"deliveryTimeoutSeconds\": " + timeoutSeconds + ", \"retryLimit\": "
+                            + retryLimit + "}");
             assertEquals(201, added.status(), added::toString);
         }
         return this;
@@ -63,8 +71,10 @@ final class Fixture {
 
     /** Prepares over REST as an external producer would. @return the message id */
     String prepare(String payload, double checkBackSeconds) {
-        Http.Response prepared = http.post("api/messages", "{\"topic\": \"" + topic + "\", \"producer\": \"" + producer
-                + "\", \"payload\": " + payload + ", \"checkBackSeconds\": " + checkBackSeconds + "}");
+        Http.Response prepared = http.post(
+                "api/messages",
+                "{\"topic\": \"" + topic + "\", \"producer\": \"" + producer + "\", \"payload\": " + payload
+                        + ", \"checkBackSeconds\": " + checkBackSeconds + "}");
         assertEquals(201, prepared.status(), prepared::toString);
         assertEquals("PENDING", prepared.json().getString("state"));
         return prepared.json().getString("id");
@@ -78,7 +88,9 @@ final class Fixture {
     }
 
     int orders(String messageId) {
-        return http.get("api/test/apps/orders/count?messageId=" + messageId).json().getInt("count");
+        return http.get("api/test/apps/orders/count?messageId=" + messageId)
+                .json()
+                .getInt("count");
     }
 
     /** Every order row of the test application, of every test so far. */
@@ -87,7 +99,9 @@ final class Fixture {
     }
 
     int effects(String messageId, String subscriber) {
-        return http.get("api/test/apps/effects?messageId=" + messageId + "&subscriber=" + subscriber).json().getInt("count");
+        return http.get("api/test/apps/effects?messageId=" + messageId + "&subscriber=" + subscriber)
+                .json()
+                .getInt("count");
     }
 
     /** Lets the downstream worker of {@code subscriber} take one message. @return its JSON, empty when none came */
@@ -97,8 +111,8 @@ final class Fixture {
 
     /** @param batched through a consumer helper that reports in batches after commit (the helper's default) */
     Optional<JsonObject> consume(String subscriber, boolean fail, boolean batched) {
-        Http.Response consumed = http.post("api/test/apps/downstream/" + topic + "/" + subscriber + "?fail=" + fail
-                + "&batched=" + batched, "");
+        Http.Response consumed = http.post(
+                "api/test/apps/downstream/" + topic + "/" + subscriber + "?fail=" + fail + "&batched=" + batched, "");
         return consumed.status() == 204 ? Optional.empty() : Optional.of(consumed.json());
     }
 
@@ -119,7 +133,9 @@ final class Fixture {
 
     JsonObject delivery(String id, String subscriber) {
         return message(id).getJsonArray("deliveries").getValuesAs(JsonObject.class).stream()
-                .filter(d -> d.getString("subscriber").equals(subscriber)).findFirst().orElseThrow();
+                .filter(d -> d.getString("subscriber").equals(subscriber))
+                .findFirst()
+                .orElseThrow();
     }
 
     String awaitState(String id, String state) {
@@ -128,7 +144,8 @@ final class Fixture {
     }
 
     void advance(double seconds) {
-        assertEquals(204, http.post("api/test/clock/advance?seconds=" + seconds, "").status());
+        assertEquals(
+                204, http.post("api/test/clock/advance?seconds=" + seconds, "").status());
     }
 
     JsonObject upstream(String name) {

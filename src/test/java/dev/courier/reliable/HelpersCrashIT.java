@@ -44,18 +44,27 @@ class HelpersCrashIT {
         // A long delivery timeout: the second copy must be the relay's, not a redelivery.
         f.register(f.producer, "BARRIER").subscribe(600, 10, "inbox");
         String queue = f.topic + ".inbox";
-        assertEquals(204, f.http.post("api/test/faults/" + RelayBatches.AFTER_BROKER_COMMIT + "?hold=true", "").status());
+        assertEquals(
+                204,
+                f.http.post("api/test/faults/" + RelayBatches.AFTER_BROKER_COMMIT + "?hold=true", "")
+                        .status());
 
         String id = f.order("").getString("messageId"); // the producer helper: order row, prepare, commit, confirm
-        Eventually.until("the relay held after the broker's commit", Fixture.SETTLE, () ->
-                f.http.get("api/test/faults/" + RelayBatches.AFTER_BROKER_COMMIT + "/held").json().getInt("held") == 1);
+        Eventually.until(
+                "the relay held after the broker's commit",
+                Fixture.SETTLE,
+                () -> f.http.get("api/test/faults/" + RelayBatches.AFTER_BROKER_COMMIT + "/held")
+                                .json()
+                                .getInt("held")
+                        == 1);
         assertEquals(1, Broker.messagesAdded(queue), "the batch is on the broker");
         assertEquals(1, f.orders(id), "the order committed with its message");
 
         LIBERTY.kill();
         LIBERTY.start();
 
-        Eventually.until("published again after the restart", Duration.ofSeconds(60), () -> Broker.messagesAdded(queue) == 2);
+        Eventually.until(
+                "published again after the restart", Duration.ofSeconds(60), () -> Broker.messagesAdded(queue) == 2);
         JsonObject first = f.consume("inbox", false).orElseThrow();
         JsonObject second = f.consume("inbox", false).orElseThrow();
         assertEquals(id, first.getString("id"));
@@ -68,13 +77,15 @@ class HelpersCrashIT {
     }
 
     @Test
-    void killed_between_the_consumers_commit_and_its_acknowledgement_the_redelivered_copy_is_skipped() throws Exception {
+    void killed_between_the_consumers_commit_and_its_acknowledgement_the_redelivered_copy_is_skipped()
+            throws Exception {
         Fixture f = new Fixture(dev.courier.testing.InboxListeners.LOCAL);
         f.register(f.producer, "BARRIER");
         String queue = dev.courier.testing.InboxListeners.LOCAL + "." + dev.courier.testing.InboxListeners.SUBSCRIBER;
         long added = Broker.messagesAdded(queue);
         String id = f.prepare("{\"n\": 1}", 30);
-        assertEquals(204, f.http.post("api/test/apps/mdb/hold?messageId=" + id, "").status());
+        assertEquals(
+                204, f.http.post("api/test/apps/mdb/hold?messageId=" + id, "").status());
         assertEquals(200, f.http.post("api/messages/" + id + "/confirm", "").status());
         // The MDB's transaction committed (the effect's row is there); its thread holds before the acknowledgement.
         Eventually.until("the effect committed", Fixture.SETTLE, () -> f.effects(id, "sink") == 1);
@@ -82,11 +93,18 @@ class HelpersCrashIT {
         LIBERTY.kill();
         LIBERTY.start();
 
-        Eventually.until("the broker's redelivery skipped by the inbox", Duration.ofSeconds(60), () ->
-                f.http.get("api/test/apps/mdb/handled?messageId=" + id).json().getInt("duplicates") == 1);
+        Eventually.until(
+                "the broker's redelivery skipped by the inbox",
+                Duration.ofSeconds(60),
+                () -> f.http.get("api/test/apps/mdb/handled?messageId=" + id)
+                                .json()
+                                .getInt("duplicates")
+                        == 1);
         f.awaitState(id, "COMPLETED");
         assertEquals(1, f.effects(id, "sink"), "one effect for two deliveries");
-        assertEquals(0, f.http.get("api/test/apps/mdb/handled?messageId=" + id).json().getInt("count"),
+        assertEquals(
+                0,
+                f.http.get("api/test/apps/mdb/handled?messageId=" + id).json().getInt("count"),
                 "after the restart the handler never ran for it");
         assertEquals(added + 1, Broker.messagesAdded(queue), "the broker's redelivery, not a second copy from Courier");
     }
@@ -104,8 +122,12 @@ class HelpersCrashIT {
             running.add(threads.submit(() -> {
                 while (producing.get() && placed.get() < 150) {
                     try {
-                        if (f.http.post("api/test/apps/" + f.producer + "/orders?topic=" + f.topic
-                                + "&async=true&checkBackSeconds=3", "").json().containsKey("messageId")) {
+                        if (f.http.post(
+                                        "api/test/apps/" + f.producer + "/orders?topic=" + f.topic
+                                                + "&async=true&checkBackSeconds=3",
+                                        "")
+                                .json()
+                                .containsKey("messageId")) {
                             placed.incrementAndGet();
                         }
                     } catch (RuntimeException e) {
@@ -130,8 +152,15 @@ class HelpersCrashIT {
         producing.set(false);
         LIBERTY.start();
 
-        java.util.List<String> ids = f.http.get("api/messages?producer=" + f.producer + "&limit=1000").json()
-                .getJsonArray("messages").getValuesAs(JsonObject.class).stream().map(m -> m.getString("id")).toList();
+        java.util.List<String> ids = f
+                .http
+                .get("api/messages?producer=" + f.producer + "&limit=1000")
+                .json()
+                .getJsonArray("messages")
+                .getValuesAs(JsonObject.class)
+                .stream()
+                .map(m -> m.getString("id"))
+                .toList();
         assertTrue(ids.size() >= 40, "messages: " + ids.size());
         // Every message ends as its producer's transaction did: a committed order is completed, once per
         // subscriber; one that rolled back (or was cut off by the crash) is cancelled by check-back, unapplied.

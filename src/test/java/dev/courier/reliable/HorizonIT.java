@@ -36,7 +36,9 @@ class HorizonIT {
 
     private static List<JsonObject> notifications(Fixture f) {
         return f.upstream(f.producer).getJsonArray("notifications").getValuesAs(jakarta.json.JsonString.class).stream()
-                .map(s -> jakarta.json.Json.createReader(new StringReader(s.getString())).readObject()).toList();
+                .map(s -> jakarta.json.Json.createReader(new StringReader(s.getString()))
+                        .readObject())
+                .toList();
     }
 
     private static int calls(Fixture f) {
@@ -55,7 +57,8 @@ class HorizonIT {
         f.awaitState(id, "DEAD");
         assertEquals(before, calls(f), "no check-back past the horizon: the barrier row may be gone");
         assertTrue(f.message(id).getJsonArray("history").toString().contains("horizon"), f.message(id)::toString);
-        Eventually.until("the producer told", Fixture.SETTLE, () -> notifications(f).size() == 1);
+        Eventually.until(
+                "the producer told", Fixture.SETTLE, () -> notifications(f).size() == 1);
         assertEquals("MESSAGE_DEAD", notifications(f).get(0).getString("kind"));
         Http.Response resumed = f.http.post("api/messages/" + id + "/resume", "");
         assertEquals(409, resumed.status(), resumed::toString);
@@ -69,15 +72,22 @@ class HorizonIT {
         Fixture f = new Fixture();
         f.register(f.producer, "BARRIER").subscribe(30, 10, "gone");
         String id = f.order("").getString("messageId");
-        assertTrue(Broker.receive(Fixture.queue(f.topic, "gone"), Duration.ofSeconds(10)).isPresent(),
+        assertTrue(
+                Broker.receive(Fixture.queue(f.topic, "gone"), Duration.ofSeconds(10))
+                        .isPresent(),
                 "the first copy, taken and never reported");
 
         f.advance(PAST_HORIZON);
 
-        Eventually.until("the delivery dead", Fixture.SETTLE, () -> "DEAD".equals(f.delivery(id, "gone").getString("state")));
-        assertEquals(1, f.delivery(id, "gone").getInt("attempts"), "no copy past the horizon: the inbox row may be gone");
+        Eventually.until(
+                "the delivery dead",
+                Fixture.SETTLE,
+                () -> "DEAD".equals(f.delivery(id, "gone").getString("state")));
+        assertEquals(
+                1, f.delivery(id, "gone").getInt("attempts"), "no copy past the horizon: the inbox row may be gone");
         assertEquals(1, Broker.messagesAdded(f.topic + ".gone"));
-        Eventually.until("the producer told", Fixture.SETTLE, () -> notifications(f).size() == 1);
+        Eventually.until(
+                "the producer told", Fixture.SETTLE, () -> notifications(f).size() == 1);
         assertEquals("DELIVERY_DEAD", notifications(f).get(0).getString("kind"));
         Http.Response replayed = f.http.post("api/messages/" + id + "/deliveries/gone/replay", "");
         assertEquals(409, replayed.status(), replayed::toString);
@@ -104,15 +114,22 @@ class HorizonIT {
 
         // The three deliveries whose queue is gone come first (older deadlines); were each of them a failure, three
         // in a row would end every round before the fourth.
-        Eventually.until("the queued copy's delivery dead", Fixture.SETTLE,
+        Eventually.until(
+                "the queued copy's delivery dead",
+                Fixture.SETTLE,
                 () -> "DEAD".equals(f.delivery(queued, "slow").getString("state")));
         assertEquals(0, Broker.messageCount(f.topic + ".slow"), "the copy still queued removed");
         assertEquals(1, f.delivery(queued, "slow").getInt("attempts"), "no further copy");
-        List<JsonObject> gone = lost.http.get("api/messages?topic=" + lost.topic).json().getJsonArray("messages")
+        List<JsonObject> gone = lost.http
+                .get("api/messages?topic=" + lost.topic)
+                .json()
+                .getJsonArray("messages")
                 .getValuesAs(JsonObject.class);
         assertEquals(3, gone.size());
         for (JsonObject m : gone) {
-            Eventually.until("the delivery to the queue that is gone dead", Fixture.SETTLE,
+            Eventually.until(
+                    "the delivery to the queue that is gone dead",
+                    Fixture.SETTLE,
                     () -> "DEAD".equals(lost.delivery(m.getString("id"), "gone").getString("state")));
         }
     }
@@ -125,18 +142,26 @@ class HorizonIT {
         String cancelled = f.prepare("{}", 3600);
         String sent = f.prepare("{}", 3600);
         assertEquals(200, f.http.post("api/messages/" + sent + "/confirm", "").status());
-        assertTrue(Broker.receive(Fixture.queue(f.topic, "late"), Duration.ofSeconds(10)).isPresent());
+        assertTrue(Broker.receive(Fixture.queue(f.topic, "late"), Duration.ofSeconds(10))
+                .isPresent());
 
         f.advance(PAST_HORIZON);
         f.awaitState(confirmed, "DEAD");
         f.awaitState(cancelled, "DEAD");
-        Eventually.until("the delivery dead", Fixture.SETTLE, () -> "DEAD".equals(f.delivery(sent, "late").getString("state")));
+        Eventually.until(
+                "the delivery dead",
+                Fixture.SETTLE,
+                () -> "DEAD".equals(f.delivery(sent, "late").getString("state")));
 
         // The producer's word is what the message stands for: a late confirm sends it, a late cancel cancels it.
-        assertEquals("SENT", f.http.post("api/messages/" + confirmed + "/confirm", "").json().getString("state"));
+        assertEquals(
+                "SENT",
+                f.http.post("api/messages/" + confirmed + "/confirm", "").json().getString("state"));
         assertEquals(200, f.http.delete("api/messages/" + cancelled).status());
         assertEquals("CANCELLED", f.state(cancelled));
-        assertTrue(Broker.receive(Fixture.queue(f.topic, "late"), Duration.ofSeconds(10)).isPresent(),
+        assertTrue(
+                Broker.receive(Fixture.queue(f.topic, "late"), Duration.ofSeconds(10))
+                        .isPresent(),
                 "the late confirm's copy");
         // The consumer did process it after all: its late report counts.
         Http.Response report = f.http.post("api/messages/" + sent + "/consumed", "{\"subscriber\": \"late\"}");

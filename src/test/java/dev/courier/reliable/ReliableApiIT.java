@@ -1,8 +1,8 @@
 package dev.courier.reliable;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.courier.testing.Broker;
@@ -43,18 +43,32 @@ class ReliableApiIT {
         f.register(f.producer, "BARRIER").subscribe("a");
         String id = f.prepare("{\"n\": 1}", 10);
 
-        assertEquals("SENT", http.post("api/messages/" + id + "/confirm", "").json().getString("state"));
+        assertEquals(
+                "SENT", http.post("api/messages/" + id + "/confirm", "").json().getString("state"));
         Eventually.until("published", Fixture.SETTLE, () -> Broker.messagesAdded(f.topic + ".a") == 1);
-        assertEquals("SENT", http.post("api/messages/" + id + "/confirm", "").json().getString("state"));
-        assertEquals("COMPLETED", http.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"a\"}").json().getString("state"));
-        assertEquals("COMPLETED", http.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"a\"}").json().getString("state"));
+        assertEquals(
+                "SENT", http.post("api/messages/" + id + "/confirm", "").json().getString("state"));
+        assertEquals(
+                "COMPLETED",
+                http.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"a\"}")
+                        .json()
+                        .getString("state"));
+        assertEquals(
+                "COMPLETED",
+                http.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"a\"}")
+                        .json()
+                        .getString("state"));
         int history = f.message(id).getJsonArray("history").size();
-        assertEquals("COMPLETED", http.post("api/messages/" + id + "/confirm", "").json().getString("state"));
+        assertEquals(
+                "COMPLETED",
+                http.post("api/messages/" + id + "/confirm", "").json().getString("state"));
         assertEquals(history, f.message(id).getJsonArray("history").size(), "repeats leave no trace");
 
         String cancelled = f.prepare("{\"n\": 2}", 10);
-        assertEquals("CANCELLED", http.delete("api/messages/" + cancelled).json().getString("state"));
-        assertEquals("CANCELLED", http.delete("api/messages/" + cancelled).json().getString("state"));
+        assertEquals(
+                "CANCELLED", http.delete("api/messages/" + cancelled).json().getString("state"));
+        assertEquals(
+                "CANCELLED", http.delete("api/messages/" + cancelled).json().getString("state"));
         assertEquals(1, Broker.messagesAdded(f.topic + ".a"), "a repeated confirm published nothing");
     }
 
@@ -68,12 +82,15 @@ class ReliableApiIT {
                 running.add(clients.submit(() -> {
                     List<Integer> statuses = new java.util.ArrayList<>();
                     for (int i = 0; i < 10; i++) {
-                        Http.Response prepared = http.post("api/messages", "{\"topic\": \"" + f.topic
-                                + "\", \"producer\": \"" + f.producer + "\", \"payload\": {\"i\": " + i + "}}");
+                        Http.Response prepared = http.post(
+                                "api/messages",
+                                "{\"topic\": \"" + f.topic + "\", \"producer\": \"" + f.producer
+                                        + "\", \"payload\": {\"i\": " + i + "}}");
                         statuses.add(prepared.status());
                         if (prepared.status() == 201) {
-                            statuses.add(http.post("api/messages/" + prepared.json().getString("id") + "/confirm", "")
-                                    .status());
+                            statuses.add(
+                                    http.post("api/messages/" + prepared.json().getString("id") + "/confirm", "")
+                                            .status());
                         }
                     }
                     return statuses;
@@ -84,8 +101,11 @@ class ReliableApiIT {
                 statuses.addAll(r.get());
             }
             // A hot insert path must not fail under contention (Derby's identity generator once answered 40XL1).
-            assertEquals(Map.of(201, 160L, 200, 160L), statuses.stream().collect(
-                    java.util.stream.Collectors.groupingBy(s -> s, java.util.stream.Collectors.counting())));
+            assertEquals(
+                    Map.of(201, 160L, 200, 160L),
+                    statuses.stream()
+                            .collect(java.util.stream.Collectors.groupingBy(
+                                    s -> s, java.util.stream.Collectors.counting())));
         } finally {
             clients.shutdownNow();
         }
@@ -105,7 +125,8 @@ class ReliableApiIT {
                     boolean confirm = t % 2 == 0;
                     calls.add(clients.submit(() -> {
                         start.await();
-                        return confirm ? http.post("api/messages/" + id + "/confirm", "")
+                        return confirm
+                                ? http.post("api/messages/" + id + "/confirm", "")
                                 : http.delete("api/messages/" + id);
                     }));
                 }
@@ -116,23 +137,38 @@ class ReliableApiIT {
                     Http.Response r = calls.get(t).get();
                     answers.merge((t % 2 == 0 ? "confirm " : "cancel ") + r.status(), 1L, Long::sum);
                 }
-                String settled = Eventually.await("settled", Fixture.SETTLE, () -> java.util.Optional.of(f.state(id))
-                        .filter(state -> !state.equals("PENDING")));
+                String settled = Eventually.await(
+                        "settled",
+                        Fixture.SETTLE,
+                        () -> java.util.Optional.of(f.state(id)).filter(state -> !state.equals("PENDING")));
                 // One settlement: the winner's repeats answer 200, the other side 409 naming the winner's state.
-                Map<String, Long> expected = settled.equals("CANCELLED") ? Map.of("cancel 200", 6L, "confirm 409", 6L)
+                Map<String, Long> expected = settled.equals("CANCELLED")
+                        ? Map.of("cancel 200", 6L, "confirm 409", 6L)
                         : Map.of("confirm 200", 6L, "cancel 409", 6L);
                 assertEquals(expected, answers, "round " + round + ", settled " + settled);
                 List<JsonObject> history = f.message(id).getJsonArray("history").getValuesAs(JsonObject.class);
-                assertEquals(1, history.stream().filter(h -> "PENDING".equals(h.getString("from", null))
-                        && !h.containsKey("subscriber")).count(), history::toString);
+                assertEquals(
+                        1,
+                        history.stream()
+                                .filter(h ->
+                                        "PENDING".equals(h.getString("from", null)) && !h.containsKey("subscriber"))
+                                .count(),
+                        history::toString);
                 if (!settled.equals("CANCELLED")) {
                     String first = id;
-                    Eventually.until("published", Fixture.SETTLE, () -> f.deliveries(first).containsKey("a"));
+                    Eventually.until(
+                            "published",
+                            Fixture.SETTLE,
+                            () -> f.deliveries(first).containsKey("a"));
                 }
             }
             // Each sent message published once: as many copies as messages that went out.
-            long sent = http.get("api/messages?topic=" + f.topic + "&state=SENT").json().getJsonArray("messages").size();
-            Eventually.until("one copy per sent message", Fixture.SETTLE, () -> Broker.messagesAdded(f.topic + ".a") == sent);
+            long sent = http.get("api/messages?topic=" + f.topic + "&state=SENT")
+                    .json()
+                    .getJsonArray("messages")
+                    .size();
+            Eventually.until(
+                    "one copy per sent message", Fixture.SETTLE, () -> Broker.messagesAdded(f.topic + ".a") == sent);
             Thread.sleep(1000);
             assertEquals(sent, Broker.messagesAdded(f.topic + ".a"), "no second copy");
         } finally {
@@ -148,20 +184,27 @@ class ReliableApiIT {
         String pending = f.prepare("{\"n\": 2}", 60);
         String unknown = java.util.UUID.randomUUID().toString();
 
-        Http.Response answer = http.post("api/messages/reports", "{\"reports\": ["
-                + "{\"messageId\": \"" + sent + "\", \"subscriber\": \"a\", \"outcome\": \"CONSUMED\"},"
-                + "{\"messageId\": \"" + unknown + "\", \"subscriber\": \"a\", \"outcome\": \"CONSUMED\"},"
-                + "{\"messageId\": \"" + pending + "\", \"subscriber\": \"a\", \"outcome\": \"CONSUMED\"},"
-                + "{\"messageId\": \"" + sent + "\", \"subscriber\": \"b\", \"outcome\": \"FAILED\"},"
-                + "{\"messageId\": \"" + sent + "\", \"subscriber\": \"stranger\", \"outcome\": \"CONSUMED\"},"
-                + "{\"messageId\": \"" + sent + "\", \"subscriber\": \"b\", \"outcome\": \"FAILED\", \"reason\": \"busy\"}]}");
+        Http.Response answer = http.post(
+                "api/messages/reports",
+                "{\"reports\": ["
+                        + "{\"messageId\": \"" + sent + "\", \"subscriber\": \"a\", \"outcome\": \"CONSUMED\"},"
+                        + "{\"messageId\": \"" + unknown + "\", \"subscriber\": \"a\", \"outcome\": \"CONSUMED\"},"
+                        + "{\"messageId\": \"" + pending + "\", \"subscriber\": \"a\", \"outcome\": \"CONSUMED\"},"
+                        + "{\"messageId\": \"" + sent + "\", \"subscriber\": \"b\", \"outcome\": \"FAILED\"},"
+                        + "{\"messageId\": \"" + sent + "\", \"subscriber\": \"stranger\", \"outcome\": \"CONSUMED\"},"
+                        + "{\"messageId\": \"" + sent
+                        + "\", \"subscriber\": \"b\", \"outcome\": \"FAILED\", \"reason\": \"busy\"}]}");
 
         assertEquals(200, answer.status(), answer::toString);
         List<JsonObject> results = answer.json().getJsonArray("results").getValuesAs(JsonObject.class);
-        assertEquals(List.of(200, 404, 409, 400, 404, 200), results.stream().map(r -> r.getInt("status")).toList());
+        assertEquals(
+                List.of(200, 404, 409, 400, 404, 200),
+                results.stream().map(r -> r.getInt("status")).toList());
         assertEquals("SENT", results.get(0).getString("state"));
         assertEquals(unknown, results.get(1).getString("messageId"));
-        assertEquals("urn:courier:problem:unknown-message", results.get(1).getJsonObject("problem").getString("type"));
+        assertEquals(
+                "urn:courier:problem:unknown-message",
+                results.get(1).getJsonObject("problem").getString("type"));
         assertEquals("PENDING", results.get(2).getJsonObject("problem").getString("state"));
         assertEquals(Map.of("a", "CONSUMED", "b", "DELIVERED"), f.deliveries(sent), "the accepted reports applied");
         assertTrue(f.delivery(sent, "b").getString("lastError").contains("busy"));
@@ -169,8 +212,13 @@ class ReliableApiIT {
 
         assertEquals(400, http.post("api/messages/reports", "{\"reports\": {}}").status());
         assertEquals(400, http.post("api/messages/reports", "{}").status());
-        String tooMany = "{\"reports\": [" + String.join(",", java.util.Collections.nCopies(1001,
-                "{\"messageId\": \"" + sent + "\", \"subscriber\": \"a\", \"outcome\": \"CONSUMED\"}")) + "]}";
+        String tooMany = "{\"reports\": ["
+                + String.join(
+                        ",",
+                        java.util.Collections.nCopies(
+                                1001,
+                                "{\"messageId\": \"" + sent + "\", \"subscriber\": \"a\", \"outcome\": \"CONSUMED\"}"))
+                + "]}";
         assertEquals(400, http.post("api/messages/reports", tooMany).status());
     }
 
@@ -183,18 +231,22 @@ class ReliableApiIT {
         http.delete("api/messages/" + cancelled);
         String unknown = java.util.UUID.randomUUID().toString();
 
-        Http.Response answer = http.post("api/messages/settles", "{\"settles\": ["
-                + "{\"messageId\": \"" + toConfirm + "\", \"outcome\": \"COMMITTED\"},"
-                + "{\"messageId\": \"" + unknown + "\", \"outcome\": \"COMMITTED\"},"
-                + "{\"messageId\": \"" + cancelled + "\", \"outcome\": \"COMMITTED\"},"
-                + "{\"messageId\": \"" + toCancel + "\", \"outcome\": \"MAYBE\"},"
-                + "{\"outcome\": \"COMMITTED\"},"
-                + "{\"messageId\": \"" + toCancel + "\", \"outcome\": \"ROLLED_BACK\"},"
-                + "{\"messageId\": \"" + toConfirm + "\", \"outcome\": \"COMMITTED\"}]}");
+        Http.Response answer = http.post(
+                "api/messages/settles",
+                "{\"settles\": ["
+                        + "{\"messageId\": \"" + toConfirm + "\", \"outcome\": \"COMMITTED\"},"
+                        + "{\"messageId\": \"" + unknown + "\", \"outcome\": \"COMMITTED\"},"
+                        + "{\"messageId\": \"" + cancelled + "\", \"outcome\": \"COMMITTED\"},"
+                        + "{\"messageId\": \"" + toCancel + "\", \"outcome\": \"MAYBE\"},"
+                        + "{\"outcome\": \"COMMITTED\"},"
+                        + "{\"messageId\": \"" + toCancel + "\", \"outcome\": \"ROLLED_BACK\"},"
+                        + "{\"messageId\": \"" + toConfirm + "\", \"outcome\": \"COMMITTED\"}]}");
 
         assertEquals(200, answer.status(), answer::toString);
         List<JsonObject> results = answer.json().getJsonArray("results").getValuesAs(JsonObject.class);
-        assertEquals(List.of(200, 404, 409, 400, 400, 200, 200), results.stream().map(r -> r.getInt("status")).toList());
+        assertEquals(
+                List.of(200, 404, 409, 400, 400, 200, 200),
+                results.stream().map(r -> r.getInt("status")).toList());
         assertEquals("SENT", results.get(0).getString("state"));
         assertEquals("SENT", results.get(6).getString("state"), "a repeat in one batch answers the same");
         assertEquals(unknown, results.get(1).getString("messageId"));
@@ -206,8 +258,12 @@ class ReliableApiIT {
 
         assertEquals(400, http.post("api/messages/settles", "{\"settles\": {}}").status());
         assertEquals(400, http.post("api/messages/settles", "{}").status());
-        String tooMany = "{\"settles\": [" + String.join(",", java.util.Collections.nCopies(1001,
-                "{\"messageId\": \"" + toConfirm + "\", \"outcome\": \"COMMITTED\"}")) + "]}";
+        String tooMany = "{\"settles\": ["
+                + String.join(
+                        ",",
+                        java.util.Collections.nCopies(
+                                1001, "{\"messageId\": \"" + toConfirm + "\", \"outcome\": \"COMMITTED\"}"))
+                + "]}";
         assertEquals(400, http.post("api/messages/settles", tooMany).status());
     }
 
@@ -220,31 +276,50 @@ class ReliableApiIT {
         }
         String single = ids.get(5);
         assertEquals(200, http.post("api/messages/" + single + "/confirm", "").status());
-        Http.Response settled = http.post("api/messages/settles", "{\"settles\": ["
-                + settle(ids.get(0), "COMMITTED") + "," + settle(ids.get(1), "COMMITTED") + ","
-                + settle(ids.get(2), "COMMITTED") + "," + settle(ids.get(3), "ROLLED_BACK") + ","
-                + settle(ids.get(4), "COMMITTED") + "," + settle(single, "COMMITTED") + "]}");
+        Http.Response settled = http.post(
+                "api/messages/settles",
+                "{\"settles\": ["
+                        + settle(ids.get(0), "COMMITTED") + "," + settle(ids.get(1), "COMMITTED") + ","
+                        + settle(ids.get(2), "COMMITTED") + "," + settle(ids.get(3), "ROLLED_BACK") + ","
+                        + settle(ids.get(4), "COMMITTED") + "," + settle(single, "COMMITTED") + "]}");
         assertEquals(List.of("SENT", "SENT", "SENT", "CANCELLED", "SENT", "SENT"), states(settled));
-        Eventually.until("each sent message published once to each subscriber", Fixture.SETTLE,
+        Eventually.until(
+                "each sent message published once to each subscriber",
+                Fixture.SETTLE,
                 () -> Broker.messagesAdded(f.topic + ".a") == 5 && Broker.messagesAdded(f.topic + ".b") == 5);
 
         // b first for ids 0, 1 and 4, then a batch of: a for 0 and 1 (the last report: they complete), a for 2
         // (b still owes one), both for 4 (one message twice in a batch), and a stranger.
-        assertEquals(List.of("SENT", "SENT", "SENT"), states(http.post("api/messages/reports", "{\"reports\": ["
-                + report(ids.get(0), "b") + "," + report(ids.get(1), "b") + "," + report(ids.get(4), "b") + "]}")));
-        Http.Response reported = http.post("api/messages/reports", "{\"reports\": [" + report(ids.get(1), "a") + ","
-                + report(ids.get(0), "a") + "," + report(ids.get(2), "a") + "," + report(ids.get(4), "a") + ","
-                + report(ids.get(4), "b") + "," + report(ids.get(2), "stranger") + "]}");
+        assertEquals(
+                List.of("SENT", "SENT", "SENT"),
+                states(http.post(
+                        "api/messages/reports",
+                        "{\"reports\": [" + report(ids.get(0), "b") + "," + report(ids.get(1), "b") + ","
+                                + report(ids.get(4), "b") + "]}")));
+        Http.Response reported = http.post(
+                "api/messages/reports",
+                "{\"reports\": [" + report(ids.get(1), "a") + ","
+                        + report(ids.get(0), "a") + "," + report(ids.get(2), "a") + "," + report(ids.get(4), "a") + ","
+                        + report(ids.get(4), "b") + "," + report(ids.get(2), "stranger") + "]}");
         List<JsonObject> results = reported.json().getJsonArray("results").getValuesAs(JsonObject.class);
-        assertEquals(List.of(200, 200, 200, 200, 200, 404), results.stream().map(r -> r.getInt("status")).toList());
-        assertEquals(List.of("COMPLETED", "COMPLETED", "SENT", "COMPLETED", "COMPLETED"),
+        assertEquals(
+                List.of(200, 200, 200, 200, 200, 404),
+                results.stream().map(r -> r.getInt("status")).toList());
+        assertEquals(
+                List.of("COMPLETED", "COMPLETED", "SENT", "COMPLETED", "COMPLETED"),
                 results.subList(0, 5).stream().map(r -> r.getString("state")).toList());
         assertEquals("COMPLETED", f.state(ids.get(0)));
         assertEquals("SENT", f.state(ids.get(2)));
         assertEquals(Map.of("a", "CONSUMED", "b", "DELIVERED"), f.deliveries(ids.get(2)));
 
-        assertEquals(200, http.post("api/messages/" + single + "/consumed", "{\"subscriber\": \"b\"}").status());
-        assertEquals(200, http.post("api/messages/" + single + "/consumed", "{\"subscriber\": \"a\"}").status());
+        assertEquals(
+                200,
+                http.post("api/messages/" + single + "/consumed", "{\"subscriber\": \"b\"}")
+                        .status());
+        assertEquals(
+                200,
+                http.post("api/messages/" + single + "/consumed", "{\"subscriber\": \"a\"}")
+                        .status());
         assertEquals(history(single), history(ids.get(0)), "a batch records the changes single calls record");
         assertEquals(7, history(ids.get(0)).size());
     }
@@ -260,14 +335,16 @@ class ReliableApiIT {
     private static List<String> states(Http.Response batch) {
         assertEquals(200, batch.status(), batch::toString);
         return batch.json().getJsonArray("results").getValuesAs(JsonObject.class).stream()
-                .map(r -> r.getInt("status") == 200 ? r.getString("state") : String.valueOf(r.getInt("status"))).toList();
+                .map(r -> r.getInt("status") == 200 ? r.getString("state") : String.valueOf(r.getInt("status")))
+                .toList();
     }
 
     /** A message's history as subscriber, from, to and reason (not when or where). */
     private List<String> history(String id) {
         return f.message(id).getJsonArray("history").getValuesAs(JsonObject.class).stream()
                 .map(h -> h.getString("subscriber", "-") + " " + h.getString("from", "-") + " " + h.getString("to")
-                        + " " + h.getString("reason", "")).toList();
+                        + " " + h.getString("reason", ""))
+                .toList();
     }
 
     @Test
@@ -285,7 +362,9 @@ class ReliableApiIT {
         assertConflict(http.post("api/messages/" + pending + "/resume", ""), "PENDING");
         assertConflict(http.post("api/messages/" + sent + "/deliveries/a/replay", ""), "DELIVERED");
         http.post("api/messages/" + sent + "/consumed", "{\"subscriber\": \"a\"}");
-        assertConflict(http.post("api/messages/" + sent + "/failed", "{\"subscriber\": \"a\", \"reason\": \"x\"}"), "CONSUMED");
+        assertConflict(
+                http.post("api/messages/" + sent + "/failed", "{\"subscriber\": \"a\", \"reason\": \"x\"}"),
+                "CONSUMED");
         assertEquals("CANCELLED", f.state(cancelled));
         assertEquals("PENDING", f.state(pending));
     }
@@ -296,11 +375,18 @@ class ReliableApiIT {
         String sent = f.prepare("{}", 10);
         http.post("api/messages/" + sent + "/confirm", "");
 
-        for (Http.Response response : List.of(http.get("api/messages/nope"), http.post("api/messages/nope/confirm", ""),
-                http.delete("api/messages/nope"), http.get("api/producers/nobody"), http.get("api/topics/nothing"),
+        for (Http.Response response : List.of(
+                http.get("api/messages/nope"),
+                http.post("api/messages/nope/confirm", ""),
+                http.delete("api/messages/nope"),
+                http.get("api/producers/nobody"),
+                http.get("api/topics/nothing"),
                 http.post("api/messages/" + sent + "/consumed", "{\"subscriber\": \"stranger\"}"),
-                http.post("api/messages", "{\"topic\": \"" + f.topic + "\", \"producer\": \"nobody\", \"payload\": {}}"),
-                http.post("api/messages", "{\"topic\": \"nothing\", \"producer\": \"" + f.producer + "\", \"payload\": {}}"))) {
+                http.post(
+                        "api/messages", "{\"topic\": \"" + f.topic + "\", \"producer\": \"nobody\", \"payload\": {}}"),
+                http.post(
+                        "api/messages",
+                        "{\"topic\": \"nothing\", \"producer\": \"" + f.producer + "\", \"payload\": {}}"))) {
             assertEquals(404, response.status(), response::toString);
             assertEquals("application/problem+json", response.contentType());
         }
@@ -310,7 +396,11 @@ class ReliableApiIT {
     void should_refuse_bad_input_precisely_and_write_nothing() {
         f.register(f.producer, "BARRIER").subscribe("a");
         String good = "\"topic\": \"" + f.topic + "\", \"producer\": \"" + f.producer + "\"";
-        List<String> badPrepares = List.of("[]", "{}", "{" + good + "}", "{" + good + ", \"payload\": {}, \"checkBackSeconds\": -1}",
+        List<String> badPrepares = List.of(
+                "[]",
+                "{}",
+                "{" + good + "}",
+                "{" + good + ", \"payload\": {}, \"checkBackSeconds\": -1}",
                 "{" + good + ", \"payload\": {}, \"deliverAt\": \"tomorrow\"}",
                 "{" + good + ", \"payload\": {}, \"headers\": {\"JMSType\": \"x\"}}",
                 "{" + good + ", \"payload\": {}, \"headers\": {\"courierMessageId\": \"x\"}}",
@@ -324,23 +414,54 @@ class ReliableApiIT {
             assertTrue(response.json().getString("detail").length() > 10, response::toString);
         }
         assertEquals(400, http.post("api/messages", "{not json").status());
-        assertEquals(413, http.post("api/messages", "{" + good + ", \"payload\": \"" + "x".repeat(300_000) + "\"}").status());
-        assertEquals(400, http.post("api/producers", "{\"name\": \"ok\", \"checkBackUrl\": \"ftp://x/\"}").status());
-        assertEquals(400, http.post("api/producers", "{\"name\": \"ok\", \"checkBackUrl\": \"not a url\"}").status());
-        assertEquals(400, http.post("api/producers", "{\"name\": \"bad name\", \"checkBackUrl\": \"http://x/\"}").status());
-        assertEquals(400, http.post("api/topics/" + f.topic + "/subscribers", "{\"name\": \"a.b\"}").status());
-        assertEquals(400, http.post("api/topics/" + f.topic + "/subscribers", "{\"name\": \"b\", \"retryLimit\": -1}").status());
-        assertEquals(400, http.post("api/topics/" + f.topic + "/subscribers", "{\"name\": \"b\", \"deliveryTimeoutSeconds\": 0}").status());
+        assertEquals(
+                413,
+                http.post("api/messages", "{" + good + ", \"payload\": \"" + "x".repeat(300_000) + "\"}")
+                        .status());
+        assertEquals(
+                400,
+                http.post("api/producers", "{\"name\": \"ok\", \"checkBackUrl\": \"ftp://x/\"}")
+                        .status());
+        assertEquals(
+                400,
+                http.post("api/producers", "{\"name\": \"ok\", \"checkBackUrl\": \"not a url\"}")
+                        .status());
+        assertEquals(
+                400,
+                http.post("api/producers", "{\"name\": \"bad name\", \"checkBackUrl\": \"http://x/\"}")
+                        .status());
+        assertEquals(
+                400,
+                http.post("api/topics/" + f.topic + "/subscribers", "{\"name\": \"a.b\"}")
+                        .status());
+        assertEquals(
+                400,
+                http.post("api/topics/" + f.topic + "/subscribers", "{\"name\": \"b\", \"retryLimit\": -1}")
+                        .status());
+        assertEquals(
+                400,
+                http.post("api/topics/" + f.topic + "/subscribers", "{\"name\": \"b\", \"deliveryTimeoutSeconds\": 0}")
+                        .status());
         assertEquals(400, http.get("api/messages?state=LOST").status());
         assertEquals(400, http.get("api/messages?deliveryState=DEAD").status());
         assertEquals(400, http.get("api/messages?limit=0").status());
         String id = f.prepare("{}", 10);
-        assertEquals(400, http.post("api/messages/" + id + "/confirm", "{\"payload\": ").status());
-        assertEquals(400, http.post("api/messages/" + id + "/failed", "{\"subscriber\": \"a\"}").status());
+        assertEquals(
+                400,
+                http.post("api/messages/" + id + "/confirm", "{\"payload\": ").status());
+        assertEquals(
+                400,
+                http.post("api/messages/" + id + "/failed", "{\"subscriber\": \"a\"}")
+                        .status());
         assertEquals("PENDING", f.state(id), "a refused confirm changes nothing");
         JsonObject page = http.get("api/messages?producer=" + f.producer).json();
         assertEquals(1, page.getJsonArray("messages").size(), "no refused prepare left a message behind");
-        assertEquals(1, http.get("api/topics/" + f.topic).json().getJsonArray("subscribers").size());
+        assertEquals(
+                1,
+                http.get("api/topics/" + f.topic)
+                        .json()
+                        .getJsonArray("subscribers")
+                        .size());
     }
 
     @Test
@@ -348,11 +469,17 @@ class ReliableApiIT {
         f.register(f.producer, "BARRIER").subscribe("a");
         f.arm("reliable.prepare.after-store");
 
-        Http.Response failed = http.post("api/messages", "{\"topic\": \"" + f.topic + "\", \"producer\": \""
-                + f.producer + "\", \"payload\": {}}");
+        Http.Response failed = http.post(
+                "api/messages",
+                "{\"topic\": \"" + f.topic + "\", \"producer\": \"" + f.producer + "\", \"payload\": {}}");
 
         assertEquals(500, failed.status(), failed::toString);
-        assertEquals(0, http.get("api/messages?producer=" + f.producer).json().getJsonArray("messages").size());
+        assertEquals(
+                0,
+                http.get("api/messages?producer=" + f.producer)
+                        .json()
+                        .getJsonArray("messages")
+                        .size());
     }
 
     @Test
@@ -371,10 +498,15 @@ class ReliableApiIT {
         assertEquals(List.of(), ids("subscriber=fast&deliveryState=DELIVERED&topic=" + f.topic));
         assertEquals(List.of(first), ids("state=COMPLETED&producer=" + f.producer));
         assertEquals(3, ids("producer=" + f.producer).size());
-        JsonObject page = http.get("api/messages?producer=" + f.producer + "&limit=2").json();
+        JsonObject page =
+                http.get("api/messages?producer=" + f.producer + "&limit=2").json();
         assertEquals(2, page.getInt("next"));
-        assertEquals(1, http.get("api/messages?producer=" + f.producer + "&limit=2&offset=2").json()
-                .getJsonArray("messages").size());
+        assertEquals(
+                1,
+                http.get("api/messages?producer=" + f.producer + "&limit=2&offset=2")
+                        .json()
+                        .getJsonArray("messages")
+                        .size());
         JsonObject producer = http.get("api/producers/" + f.producer).json();
         assertEquals("CLOSED", producer.getString("circuit"));
         assertEquals(1, producer.getInt("pending"));
@@ -384,15 +516,21 @@ class ReliableApiIT {
     void should_hold_a_scheduled_message_until_its_delivery_time() {
         f.register(f.producer, "BARRIER").subscribe("later");
         Instant at = Instant.now().plusSeconds(3);
-        Http.Response prepared = http.post("api/messages", "{\"topic\": \"" + f.topic + "\", \"producer\": \"" + f.producer
-                + "\", \"payload\": {\"at\": 1}, \"deliverAt\": \"" + at + "\"}");
+        Http.Response prepared = http.post(
+                "api/messages",
+                "{\"topic\": \"" + f.topic + "\", \"producer\": \"" + f.producer
+                        + "\", \"payload\": {\"at\": 1}, \"deliverAt\": \"" + at + "\"}");
         String id = prepared.json().getString("id");
 
         http.post("api/messages/" + id + "/confirm", "");
 
         assertEquals("SENT", f.state(id));
-        assertTrue(Broker.receive(Fixture.queue(f.topic, "later"), Duration.ofMillis(1500)).isEmpty(), "not before its time");
-        Broker.Received received = Broker.receive(Fixture.queue(f.topic, "later"), Duration.ofSeconds(10)).orElseThrow();
+        assertTrue(
+                Broker.receive(Fixture.queue(f.topic, "later"), Duration.ofMillis(1500))
+                        .isEmpty(),
+                "not before its time");
+        Broker.Received received = Broker.receive(Fixture.queue(f.topic, "later"), Duration.ofSeconds(10))
+                .orElseThrow();
         assertEquals(id, received.courierMessageId());
         assertTrue(!Instant.now().isBefore(at.minusMillis(100)), "delivered at its time");
     }
@@ -410,14 +548,18 @@ class ReliableApiIT {
 
         f.advance(8 * 24 * 3600); // past the 7-day retention
 
-        dev.courier.testing.Eventually.until("finished messages purged", Fixture.SETTLE,
-                () -> http.get("api/messages/" + completed).status() == 404 && http.get("api/messages/" + cancelled).status() == 404);
+        dev.courier.testing.Eventually.until(
+                "finished messages purged",
+                Fixture.SETTLE,
+                () -> http.get("api/messages/" + completed).status() == 404
+                        && http.get("api/messages/" + cancelled).status() == 404);
         assertEquals(200, http.get("api/messages/" + sent).status(), "an unfinished message is kept");
     }
 
     private List<String> ids(String query) {
         return http.get("api/messages?" + query).json().getJsonArray("messages").getValuesAs(JsonObject.class).stream()
-                .map(m -> m.getString("id")).toList();
+                .map(m -> m.getString("id"))
+                .toList();
     }
 
     private static void assertConflict(Http.Response response, String state) {
@@ -446,15 +588,19 @@ class ReliableApiIT {
 
         // The tests allow localhost and 127.0.0.1 only (courier.reliable.allowed-url-hosts).
         for (String url : new String[] {"http://169.254.169.254/latest/meta-data", "http://db.internal:5432/"}) {
-            Http.Response refused = http.post("api/producers", "{\"name\": \"" + name + "\", \"checkBackUrl\": \""
-                    + url + "\"}");
+            Http.Response refused =
+                    http.post("api/producers", "{\"name\": \"" + name + "\", \"checkBackUrl\": \"" + url + "\"}");
             assertEquals(400, refused.status(), refused::toString);
             assertTrue(refused.json().getString("detail").contains("allowed-url-hosts"), refused::toString);
         }
-        Http.Response notification = http.post("api/producers", "{\"name\": \"" + name
-                + "\", \"checkBackUrl\": \"http://localhost:1/c\", \"notificationUrl\": \"https://evil.example/n\"}");
+        Http.Response notification = http.post(
+                "api/producers",
+                "{\"name\": \"" + name
+                        + "\", \"checkBackUrl\": \"http://localhost:1/c\", \"notificationUrl\": \"https://evil.example/n\"}");
         assertEquals(400, notification.status(), notification::toString);
-        assertEquals("http://localhost:1/check-back", http.get("api/producers/" + name).json().getString("checkBackUrl"),
+        assertEquals(
+                "http://localhost:1/check-back",
+                http.get("api/producers/" + name).json().getString("checkBackUrl"),
                 "a refused registration changed nothing");
     }
 }

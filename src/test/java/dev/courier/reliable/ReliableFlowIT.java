@@ -37,10 +37,14 @@ class ReliableFlowIT {
         assertEquals(1, f.orders(id));
         assertEquals(Map.of("billing", "DELIVERED", "shipping", "DELIVERED"), f.deliveries(id));
         // A plain JMS client outside Courier reads the subscriber queue by its fully qualified name.
-        Broker.Received plain = Broker.receive(Fixture.queue(f.topic, "billing"), Duration.ofSeconds(10)).orElseThrow();
+        Broker.Received plain = Broker.receive(Fixture.queue(f.topic, "billing"), Duration.ofSeconds(10))
+                .orElseThrow();
         assertEquals(id, plain.courierMessageId());
         assertEquals("{\"order\":\"" + order.getString("order") + "\"}", plain.body());
-        assertEquals(200, f.http.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"billing\"}").status());
+        assertEquals(
+                200,
+                f.http.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"billing\"}")
+                        .status());
         assertEquals("SENT", f.state(id), "one subscriber still to report");
 
         JsonObject consumed = f.consume("shipping", false).orElseThrow();
@@ -51,7 +55,10 @@ class ReliableFlowIT {
         assertEquals(Map.of("billing", "CONSUMED", "shipping", "CONSUMED"), f.deliveries(id));
         assertEquals(1, f.effects(id, "shipping"));
         JsonObject message = f.message(id);
-        assertEquals(7, message.getJsonArray("history").size(), message::toString); // prepared, sent, 2 published, 2 consumed, completed
+        assertEquals(
+                7,
+                message.getJsonArray("history").size(),
+                message::toString); // prepared, sent, 2 published, 2 consumed, completed
         assertEquals(1, Broker.messagesAdded(f.topic + ".billing"), "published once to each queue");
         assertEquals(1, Broker.messagesAdded(f.topic + ".shipping"));
     }
@@ -61,13 +68,17 @@ class ReliableFlowIT {
         f.register(f.producer, "BARRIER").subscribe("audit");
         String id = f.prepare("{\"version\": null}", 10);
 
-        Http.Response confirmed = f.http.post("api/messages/" + id + "/confirm",
+        Http.Response confirmed = f.http.post(
+                "api/messages/" + id + "/confirm",
                 "{\"payload\": {\"version\": 42}, \"headers\": {\"tenant\": \"acme\"}}");
 
         assertEquals(200, confirmed.status(), confirmed::toString);
         assertEquals("SENT", confirmed.json().getString("state"));
-        assertEquals("{\"version\":42}", Broker.receive(Fixture.queue(f.topic, "audit"), Duration.ofSeconds(10))
-                .orElseThrow().body());
+        assertEquals(
+                "{\"version\":42}",
+                Broker.receive(Fixture.queue(f.topic, "audit"), Duration.ofSeconds(10))
+                        .orElseThrow()
+                        .body());
         assertEquals("acme", f.message(id).getJsonObject("headers").getString("tenant"));
     }
 }

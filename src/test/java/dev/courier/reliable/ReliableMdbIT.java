@@ -98,8 +98,8 @@ class ReliableMdbIT {
         assertTrue(Broker.receive(queue, Duration.ofMillis(200)).isEmpty());
         f.register(f.producer, "BARRIER").subscribe("early");
         String id = send(f, "{\"n\": 1}");
-        Broker.Received copy = Broker.receive(Fixture.queue(f.topic, "early"), Duration.ofSeconds(10)).orElseThrow(
-                () -> new AssertionError("the copy did not reach the subscriber's queue"));
+        Broker.Received copy = Broker.receive(Fixture.queue(f.topic, "early"), Duration.ofSeconds(10))
+                .orElseThrow(() -> new AssertionError("the copy did not reach the subscriber's queue"));
         assertEquals(id, copy.courierMessageId());
     }
 }

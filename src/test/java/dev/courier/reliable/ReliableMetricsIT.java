@@ -28,50 +28,85 @@ class ReliableMetricsIT {
     @Test
     void should_count_check_back_answers_and_gauge_messages_and_deliveries_by_state() {
         f.register(f.producer, "COMMITTED").subscribe("a");
-        Eventually.until("the new topic's gauges", Fixture.SETTLE,
-                () -> metrics.has("courier_subscriber_deliveries", "topic", f.topic, "subscriber", "a", "state", "dead"));
+        Eventually.until(
+                "the new topic's gauges",
+                Fixture.SETTLE,
+                () -> metrics.has(
+                        "courier_subscriber_deliveries", "topic", f.topic, "subscriber", "a", "state", "dead"));
         assertEquals(0.0, metrics.value("courier_producer_circuit_open", "producer", f.producer));
 
         String id = f.prepare("{\"n\": 1}", 60);
-        Eventually.until("pending", Fixture.SETTLE,
+        Eventually.until(
+                "pending",
+                Fixture.SETTLE,
                 () -> metrics.value("courier_topic_messages", "topic", f.topic, "state", "pending") == 1.0
                         && metrics.value("courier_producer_pending_messages", "producer", f.producer) == 1.0);
 
         f.advance(61); // past its check-back time: the producer answers COMMITTED, and the message goes out
         f.awaitState(id, "SENT");
-        assertEquals(1.0, metrics.value("courier_producer_check_backs_total", "producer", f.producer, "answer",
-                "committed"));
-        Eventually.until("in delivery", Fixture.SETTLE,
+        assertEquals(
+                1.0,
+                metrics.value("courier_producer_check_backs_total", "producer", f.producer, "answer", "committed"));
+        Eventually.until(
+                "in delivery",
+                Fixture.SETTLE,
                 () -> metrics.value("courier_topic_messages", "topic", f.topic, "state", "sent") == 1.0
-                        && metrics.value("courier_subscriber_deliveries", "topic", f.topic, "subscriber", "a",
-                                "state", "delivered") == 1.0
+                        && metrics.value(
+                                        "courier_subscriber_deliveries",
+                                        "topic",
+                                        f.topic,
+                                        "subscriber",
+                                        "a",
+                                        "state",
+                                        "delivered")
+                                == 1.0
                         && metrics.value("courier_topic_messages", "topic", f.topic, "state", "pending") == 0.0);
 
-        assertEquals("COMPLETED", f.http.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"a\"}").json()
-                .getString("state"));
-        assertEquals(1.0, metrics.value("courier_subscriber_consume_latency_seconds_count", "topic", f.topic,
-                "subscriber", "a"));
-        Eventually.until("consumed", Fixture.SETTLE,
-                () -> metrics.value("courier_subscriber_deliveries", "topic", f.topic, "subscriber", "a", "state",
-                        "delivered") == 0.0 && metrics.value("courier_topic_messages", "topic", f.topic, "state",
-                        "sent") == 0.0);
+        assertEquals(
+                "COMPLETED",
+                f.http.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"a\"}")
+                        .json()
+                        .getString("state"));
+        assertEquals(
+                1.0,
+                metrics.value("courier_subscriber_consume_latency_seconds_count", "topic", f.topic, "subscriber", "a"));
+        Eventually.until(
+                "consumed",
+                Fixture.SETTLE,
+                () -> metrics.value(
+                                        "courier_subscriber_deliveries",
+                                        "topic",
+                                        f.topic,
+                                        "subscriber",
+                                        "a",
+                                        "state",
+                                        "delivered")
+                                == 0.0
+                        && metrics.value("courier_topic_messages", "topic", f.topic, "state", "sent") == 0.0);
     }
 
     @Test
     void should_gauge_the_relays_backlog_while_the_broker_is_down_and_empty_it_once_the_broker_is_back() {
         f.register(f.producer, "COMMITTED").subscribe("a");
-        Eventually.until("the relay's gauge at rest", Fixture.SETTLE,
-                () -> metrics.has("courier_relay_outbox_entries") && metrics.value("courier_relay_outbox_entries") == 0.0);
+        Eventually.until(
+                "the relay's gauge at rest",
+                Fixture.SETTLE,
+                () -> metrics.has("courier_relay_outbox_entries")
+                        && metrics.value("courier_relay_outbox_entries") == 0.0);
         String id = f.prepare("{\"n\": 2}", 60);
         Broker.stop();
         try {
             assertEquals(200, f.http.post("api/messages/" + id + "/confirm", "").status(), "a confirm needs no broker");
-            Eventually.until("the copy waits in the outbox", Fixture.SETTLE,
+            Eventually.until(
+                    "the copy waits in the outbox",
+                    Fixture.SETTLE,
                     () -> metrics.value("courier_relay_outbox_entries") == 1.0);
         } finally {
             Broker.start();
         }
-        Eventually.until("the relay published it", Duration.ofSeconds(60),
+        Eventually.until(
+                "the relay published it",
+                Duration.ofSeconds(60),
                 () -> metrics.value("courier_relay_outbox_entries") == 0.0);
         assertEquals(1, Broker.messagesAdded(f.topic + ".a"));
     }

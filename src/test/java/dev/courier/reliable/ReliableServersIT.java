@@ -51,9 +51,14 @@ class ReliableServersIT {
         String producer = Fixture.unique("twop");
         String topic = Fixture.unique("twot");
         try (ProducerStub stub = ProducerStub.start()) {
-            assertEquals(201, a.post("api/producers", stub.registration(producer)).status());
-            assertEquals(201, b.post("api/topics/" + topic + "/subscribers",
-                    "{\"name\": \"idle\", \"deliveryTimeoutSeconds\": 2, \"retryLimit\": 1}").status());
+            assertEquals(
+                    201, a.post("api/producers", stub.registration(producer)).status());
+            assertEquals(
+                    201,
+                    b.post(
+                                    "api/topics/" + topic + "/subscribers",
+                                    "{\"name\": \"idle\", \"deliveryTimeoutSeconds\": 2, \"retryLimit\": 1}")
+                            .status());
             List<String> pending = new ArrayList<>();
             List<String> sent = new ArrayList<>();
             for (int i = 0; i < 200; i++) {
@@ -62,38 +67,52 @@ class ReliableServersIT {
             for (int i = 0; i < 100; i++) {
                 String id = prepare(a, producer, topic);
                 stub.commit(id);
-                assertEquals(200, (i % 2 == 0 ? a : b).post("api/messages/" + id + "/confirm", "").status());
+                assertEquals(
+                        200,
+                        (i % 2 == 0 ? a : b)
+                                .post("api/messages/" + id + "/confirm", "")
+                                .status());
                 sent.add(id);
             }
 
             // Nobody committed the pending ones: every check-back answers ROLLED_BACK, once per message.
-            Eventually.until("all pending cancelled", Duration.ofSeconds(90),
+            Eventually.until(
+                    "all pending cancelled",
+                    Duration.ofSeconds(90),
                     () -> count(a, "producer=" + producer + "&state=CANCELLED") == 200);
             for (String id : pending) {
-                assertEquals(1, stub.checks().getOrDefault(id, new AtomicInteger()).get(), "check-backs of " + id);
+                assertEquals(
+                        1, stub.checks().getOrDefault(id, new AtomicInteger()).get(), "check-backs of " + id);
             }
             // The subscriber takes every copy off its queue and never reports: each delivery is redelivered once
             // (retry limit 1; the queue is empty, so it is not a backlog), then dead, the producer told once.
             java.util.concurrent.atomic.AtomicBoolean draining = new java.util.concurrent.atomic.AtomicBoolean(true);
-            Thread sink = new Thread(() -> {
-                while (draining.get()) {
-                    try {
-                        Broker.receive(Fixture.queue(topic, "idle"), Duration.ofMillis(500));
-                    } catch (RuntimeException e) {
-                        // the broker hiccupped: go on
-                    }
-                }
-            }, "idle-subscriber");
+            Thread sink = new Thread(
+                    () -> {
+                        while (draining.get()) {
+                            try {
+                                Broker.receive(Fixture.queue(topic, "idle"), Duration.ofMillis(500));
+                            } catch (RuntimeException e) {
+                                // the broker hiccupped: go on
+                            }
+                        }
+                    },
+                    "idle-subscriber");
             sink.start();
             try {
-                Eventually.until("all deliveries dead", Duration.ofSeconds(90),
+                Eventually.until(
+                        "all deliveries dead",
+                        Duration.ofSeconds(90),
                         () -> count(b, "topic=" + topic + "&subscriber=idle&deliveryState=DEAD") == 100);
             } finally {
                 draining.set(false);
                 sink.join();
             }
             assertEquals(200, Broker.messagesAdded(topic + ".idle"), "one publish and one redelivery per message");
-            Eventually.until("every producer notified", Duration.ofSeconds(60), () -> stub.notifications().size() >= 100);
+            Eventually.until(
+                    "every producer notified",
+                    Duration.ofSeconds(60),
+                    () -> stub.notifications().size() >= 100);
             Thread.sleep(2000); // a second notification, if any were made, would arrive now
             assertEquals(100, stub.notifications().size(), "one notification per dead delivery");
 
@@ -101,20 +120,26 @@ class ReliableServersIT {
             for (String id : pending.subList(0, 200)) {
                 JsonObject message = a.get("api/messages/" + id).json();
                 message.getJsonArray("history").getValuesAs(JsonObject.class).stream()
-                        .filter(h -> "CANCELLED".equals(h.getString("to"))).forEach(h -> servers.add(h.getString("server")));
+                        .filter(h -> "CANCELLED".equals(h.getString("to")))
+                        .forEach(h -> servers.add(h.getString("server")));
             }
             assertTrue(servers.size() == 2, "both servers settled check-backs: " + servers);
         }
     }
 
     private static String prepare(Http server, String producer, String topic) {
-        Http.Response prepared = server.post("api/messages", "{\"topic\": \"" + topic + "\", \"producer\": \"" + producer
-                + "\", \"payload\": {}, \"checkBackSeconds\": 2}");
+        Http.Response prepared = server.post(
+                "api/messages",
+                "{\"topic\": \"" + topic + "\", \"producer\": \"" + producer
+                        + "\", \"payload\": {}, \"checkBackSeconds\": 2}");
         assertEquals(201, prepared.status(), prepared::toString);
         return prepared.json().getString("id");
     }
 
     private static int count(Http server, String query) {
-        return server.get("api/messages?" + query + "&limit=1000").json().getJsonArray("messages").size();
+        return server.get("api/messages?" + query + "&limit=1000")
+                .json()
+                .getJsonArray("messages")
+                .size();
     }
 }

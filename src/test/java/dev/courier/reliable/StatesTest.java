@@ -27,8 +27,11 @@ class StatesTest {
         assertFalse(MessageState.SENT.canMoveTo(MessageState.CANCELLED), "no cancel after confirm");
         assertFalse(MessageState.CANCELLED.canMoveTo(MessageState.SENT), "no confirm after cancel");
         assertFalse(MessageState.COMPLETED.canMoveTo(MessageState.PENDING));
-        assertEquals(EnumSet.of(MessageState.COMPLETED, MessageState.CANCELLED),
-                EnumSet.copyOf(java.util.Arrays.stream(MessageState.values()).filter(MessageState::isFinal).toList()));
+        assertEquals(
+                EnumSet.of(MessageState.COMPLETED, MessageState.CANCELLED),
+                EnumSet.copyOf(java.util.Arrays.stream(MessageState.values())
+                        .filter(MessageState::isFinal)
+                        .toList()));
     }
 
     @Test
@@ -49,12 +52,16 @@ class StatesTest {
         assertThrows(IllegalStateException.class, () -> DeliveryState.CONSUMED.requireMoveTo(DeliveryState.DEAD));
         MessageState.PENDING.requireMoveTo(MessageState.SENT);
         // A batch's moves are checked as they are recorded, in the transaction that writes them: it rolls back.
-        assertThrows(IllegalStateException.class, () -> new ReliableStore.Moved("m", null, MessageState.COMPLETED,
-                MessageState.SENT, "confirmed"));
-        assertThrows(IllegalStateException.class, () -> new ReliableStore.Moved("m", "a", DeliveryState.CONSUMED,
-                DeliveryState.DELIVERED, "replayed"));
-        assertThrows(IllegalArgumentException.class, () -> new ReliableStore.Moved("m", "a", MessageState.SENT,
-                DeliveryState.CONSUMED, "mixed"), "a move stays within one machine");
+        assertThrows(
+                IllegalStateException.class,
+                () -> new ReliableStore.Moved("m", null, MessageState.COMPLETED, MessageState.SENT, "confirmed"));
+        assertThrows(
+                IllegalStateException.class,
+                () -> new ReliableStore.Moved("m", "a", DeliveryState.CONSUMED, DeliveryState.DELIVERED, "replayed"));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new ReliableStore.Moved("m", "a", MessageState.SENT, DeliveryState.CONSUMED, "mixed"),
+                "a move stays within one machine");
         new ReliableStore.Moved("m", "a", null, DeliveryState.DELIVERED, "published"); // a new row
         new ReliableStore.Moved("m", null, MessageState.DEAD, MessageState.SENT, "a late confirm");
     }
@@ -109,8 +116,14 @@ class StatesTest {
     void should_accept_json_payloads_and_property_safe_headers_only() {
         assertEquals("{\"a\":1}", Content.payload("{\"a\":1}", 100));
         assertEquals("\"text\"", Content.payload("\"text\"", 100));
-        assertEquals(400, assertThrows(ProblemException.class, () -> Content.payload("{oops", 100)).status());
-        assertEquals(413, assertThrows(ProblemException.class, () -> Content.payload("\"" + "x".repeat(100) + "\"", 100)).status());
+        assertEquals(
+                400,
+                assertThrows(ProblemException.class, () -> Content.payload("{oops", 100))
+                        .status());
+        assertEquals(
+                413,
+                assertThrows(ProblemException.class, () -> Content.payload("\"" + "x".repeat(100) + "\"", 100))
+                        .status());
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put("tenant", "acme");
         assertEquals(headers, Content.decodeHeaders(Content.encodeHeaders(headers)));

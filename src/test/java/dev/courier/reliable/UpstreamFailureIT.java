@@ -47,7 +47,8 @@ class UpstreamFailureIT {
     @Test
     void row1_prepare_never_stored_rolls_the_producer_back() {
         f.register(f.producer, "BARRIER").subscribe("a");
-        f.arm("reliable.prepare.after-store"); // Courier fails while storing: nothing stored, the producer gets an error
+        f.arm("reliable.prepare.after-store"); // Courier fails while storing: nothing stored, the producer gets an
+        // error
         int orders = f.allOrders();
 
         JsonObject order = f.order("");
@@ -130,7 +131,11 @@ class UpstreamFailureIT {
 
         f.awaitState(id, "SENT");
         assertTrue(answers(f.producer).contains("COMMITTED"));
-        assertEquals(id, Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10)).orElseThrow().courierMessageId());
+        assertEquals(
+                id,
+                Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10))
+                        .orElseThrow()
+                        .courierMessageId());
         assertEquals(1, Broker.messagesAdded(f.topic + ".a"));
         assertEquals(1, Broker.messagesAdded(f.topic + ".b"));
     }
@@ -143,10 +148,16 @@ class UpstreamFailureIT {
         String id = f.order("&checkBackSeconds=5").getString("messageId");
 
         assertEquals("PENDING", f.state(id), "the failed confirm rolled back");
-        assertTrue(Broker.receive(Fixture.queue(f.topic, "a"), NOTHING_MORE).isEmpty(), "its outbox entry rolled back with it");
+        assertTrue(
+                Broker.receive(Fixture.queue(f.topic, "a"), NOTHING_MORE).isEmpty(),
+                "its outbox entry rolled back with it");
         f.advance(6);
         f.awaitState(id, "SENT");
-        assertEquals(id, Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10)).orElseThrow().courierMessageId());
+        assertEquals(
+                id,
+                Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10))
+                        .orElseThrow()
+                        .courierMessageId());
         assertEquals(1, Broker.messagesAdded(f.topic + ".a"), "published exactly once");
     }
 
@@ -163,7 +174,11 @@ class UpstreamFailureIT {
         assertTrue(Broker.receive(Fixture.queue(f.topic, "a"), NOTHING_MORE).isEmpty(), "no outbox entry survived it");
         f.advance(6);
         f.awaitState(id, "SENT");
-        assertEquals(id, Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10)).orElseThrow().courierMessageId());
+        assertEquals(
+                id,
+                Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10))
+                        .orElseThrow()
+                        .courierMessageId());
         assertEquals(1, Broker.messagesAdded(f.topic + ".a"), "published exactly once");
     }
 
@@ -177,14 +192,22 @@ class UpstreamFailureIT {
             Http.Response confirm = http.post("api/messages/" + id + "/confirm", "");
             assertEquals(200, confirm.status(), confirm::toString);
             assertEquals("SENT", confirm.json().getString("state"), "the confirm needs no broker");
-            assertEquals("", f.delivery(id, "a").getString("nextAttemptAt", ""),
+            assertEquals(
+                    "",
+                    f.delivery(id, "a").getString("nextAttemptAt", ""),
                     "no report deadline before the copy reached the broker");
         } finally {
             Broker.start();
         }
-        Eventually.until("published after the broker restart", Duration.ofSeconds(60),
+        Eventually.until(
+                "published after the broker restart",
+                Duration.ofSeconds(60),
                 () -> Broker.messagesAdded(f.topic + ".a") == 1);
-        assertEquals(id, Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10)).orElseThrow().courierMessageId());
+        assertEquals(
+                id,
+                Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10))
+                        .orElseThrow()
+                        .courierMessageId());
         assertEquals(1, Broker.messagesAdded(f.topic + ".a"), "published once");
     }
 
@@ -195,8 +218,8 @@ class UpstreamFailureIT {
 
         String id = f.order("").getString("messageId");
 
-        Eventually.until("the batch published again", Duration.ofSeconds(30),
-                () -> Broker.messagesAdded(f.topic + ".a") == 2);
+        Eventually.until(
+                "the batch published again", Duration.ofSeconds(30), () -> Broker.messagesAdded(f.topic + ".a") == 2);
         assertTrue(f.consume("a", false).orElseThrow().getBoolean("processed"));
         assertFalse(f.consume("a", false).orElseThrow().getBoolean("processed"), "the second copy is a duplicate");
         assertEquals(1, f.effects(id, "a"), "one effect");
@@ -217,7 +240,11 @@ class UpstreamFailureIT {
             assertEquals(204, http.post("api/test/apps/settles/release", "").status());
         }
         f.awaitState(id, "SENT");
-        assertEquals(id, Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10)).orElseThrow().courierMessageId());
+        assertEquals(
+                id,
+                Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10))
+                        .orElseThrow()
+                        .courierMessageId());
         assertEquals(1, Broker.messagesAdded(f.topic + ".a"));
     }
 
@@ -262,7 +289,10 @@ class UpstreamFailureIT {
     void a_confirm_with_another_payload_than_the_message_was_sent_with_is_refused_with_409() {
         f.register(f.producer, "BARRIER").subscribe("a");
         String id = f.prepare("{\"v\": 1}", 60);
-        assertEquals(200, http.post("api/messages/" + id + "/confirm", "{\"payload\": {\"v\": 2}}").status());
+        assertEquals(
+                200,
+                http.post("api/messages/" + id + "/confirm", "{\"payload\": {\"v\": 2}}")
+                        .status());
 
         Http.Response again = http.post("api/messages/" + id + "/confirm", "{\"payload\": {\"v\": 3}}");
         Http.Response otherHeaders = http.post("api/messages/" + id + "/confirm", "{\"headers\": {\"x\": \"y\"}}");
@@ -272,7 +302,11 @@ class UpstreamFailureIT {
         assertEquals("SENT", again.json().getString("state"), "the problem names the current state");
         assertEquals(409, otherHeaders.status(), otherHeaders::toString);
         assertEquals(200, same.status(), "the same confirm again is answered as before");
-        assertEquals("{\"v\":2}", Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10)).orElseThrow().body());
+        assertEquals(
+                "{\"v\":2}",
+                Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10))
+                        .orElseThrow()
+                        .body());
         assertEquals(2, f.message(id).getJsonObject("payload").getInt("v"), "stored as sent");
     }
 
@@ -284,22 +318,32 @@ class UpstreamFailureIT {
         f.advance(2);
 
         f.awaitState(id, "SENT");
-        assertEquals("{\"final\":true,\"version\":7}", Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10))
-                .orElseThrow().body());
+        assertEquals(
+                "{\"final\":true,\"version\":7}",
+                Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10))
+                        .orElseThrow()
+                        .body());
     }
 
     @Test
     void a_check_back_the_producer_cannot_verify_fails_until_it_holds_the_replaced_secret() {
         f.register(f.producer, "COMMITTED").subscribe("a");
-        assertEquals(204, http.put("api/test/apps/" + f.producer + "/secret", "not-the-secret").status());
+        assertEquals(
+                204,
+                http.put("api/test/apps/" + f.producer + "/secret", "not-the-secret")
+                        .status());
         String id = f.prepare("{}", 1);
         f.advance(2);
         Eventually.until("a check made", Fixture.SETTLE, () -> checks(id) == 1);
-        assertEquals("check-back answered HTTP 401", f.message(id).getString("lastError"), "the producer refused the call");
+        assertEquals(
+                "check-back answered HTTP 401", f.message(id).getString("lastError"), "the producer refused the call");
         assertEquals("PENDING", f.state(id));
 
-        String replaced = http.post("api/producers/" + f.producer + "/secret", "").json().getString("signingSecret");
-        assertEquals(204, http.put("api/test/apps/" + f.producer + "/secret", replaced).status());
+        String replaced =
+                http.post("api/producers/" + f.producer + "/secret", "").json().getString("signingSecret");
+        assertEquals(
+                204,
+                http.put("api/test/apps/" + f.producer + "/secret", replaced).status());
         f.advance(600); // past the check's backoff
         f.awaitState(id, "SENT");
     }
@@ -312,8 +356,10 @@ class UpstreamFailureIT {
         String hung = prepareFor(register("HANG"), 1);
 
         f.advance(2);
-        Eventually.until("first checks made", Fixture.SETTLE, () -> checks(pending) == 1 && checks(errored) == 1
-                && checks(hung) == 1);
+        Eventually.until(
+                "first checks made",
+                Fixture.SETTLE,
+                () -> checks(pending) == 1 && checks(errored) == 1 && checks(hung) == 1);
         assertEquals("PENDING", f.state(pending));
         assertEquals("producer answered PENDING", f.message(pending).getString("lastError"));
         assertEquals("check-back answered HTTP 500", f.message(errored).getString("lastError"));
@@ -325,8 +371,13 @@ class UpstreamFailureIT {
         }
 
         f.awaitState(pending, "DEAD");
-        Eventually.until("the producer told once", Fixture.SETTLE, () -> notifications(f.producer).size() == 1);
-        JsonObject notice = jakarta.json.Json.createReader(new java.io.StringReader(notifications(f.producer).get(0))).readObject();
+        Eventually.until(
+                "the producer told once",
+                Fixture.SETTLE,
+                () -> notifications(f.producer).size() == 1);
+        JsonObject notice = jakarta.json.Json.createReader(
+                        new java.io.StringReader(notifications(f.producer).get(0)))
+                .readObject();
         assertEquals("MESSAGE_DEAD", notice.getString("kind"));
         assertEquals(pending, notice.getString("messageId"));
         f.advance(600);
@@ -335,7 +386,9 @@ class UpstreamFailureIT {
         assertEquals(4, checks(pending), "no check after dead");
 
         http.put("api/test/apps/" + f.producer + "/mode/COMMITTED", "");
-        assertEquals("PENDING", http.post("api/messages/" + pending + "/resume", "").json().getString("state"));
+        assertEquals(
+                "PENDING",
+                http.post("api/messages/" + pending + "/resume", "").json().getString("state"));
         f.advance(1);
         f.awaitState(pending, "SENT");
     }
@@ -345,17 +398,23 @@ class UpstreamFailureIT {
         f.register(f.producer, "BARRIER").subscribe("a");
         f.lose(1, 0); // so that only the check-back can confirm
         http.post("api/test/apps/holds", "");
-        CompletableFuture<Http.Response> order = CompletableFuture.supplyAsync(
-                () -> http.post("api/test/apps/" + f.producer + "/orders?topic=" + f.topic + "&hold=BEFORE_COMMIT&checkBackSeconds=1", ""));
+        CompletableFuture<Http.Response> order = CompletableFuture.supplyAsync(() -> http.post(
+                "api/test/apps/" + f.producer + "/orders?topic=" + f.topic + "&hold=BEFORE_COMMIT&checkBackSeconds=1",
+                ""));
         String id = http.get("api/test/apps/holds/reached").json().getString("messageId");
 
         f.advance(2); // the check-back comes while the producer's transaction, barrier row written, is still open
-        Eventually.until("the check-back waiting on the barrier", Fixture.SETTLE,
+        Eventually.until(
+                "the check-back waiting on the barrier",
+                Fixture.SETTLE,
                 () -> f.upstream(f.producer).getInt("inProgress") > 0);
         http.post("api/test/apps/holds/release", "");
         assertTrue(order.get().json().containsKey("messageId"), order.get()::toString);
 
-        Eventually.until("a check-back answered", Fixture.SETTLE, () -> !answers(f.producer).isEmpty());
+        Eventually.until(
+                "a check-back answered",
+                Fixture.SETTLE,
+                () -> !answers(f.producer).isEmpty());
         assertFalse(answers(f.producer).contains("ROLLED_BACK"), "never ROLLED_BACK for a transaction that committed");
         f.advance(600);
         f.awaitState(id, "SENT");
@@ -367,8 +426,9 @@ class UpstreamFailureIT {
     void barrier_check_back_before_the_barrier_row_makes_the_producer_transaction_fail() throws Exception {
         f.register(f.producer, "BARRIER").subscribe("a");
         http.post("api/test/apps/holds", "");
-        CompletableFuture<Http.Response> order = CompletableFuture.supplyAsync(
-                () -> http.post("api/test/apps/" + f.producer + "/orders?topic=" + f.topic + "&hold=BEFORE_BARRIER&checkBackSeconds=1", ""));
+        CompletableFuture<Http.Response> order = CompletableFuture.supplyAsync(() -> http.post(
+                "api/test/apps/" + f.producer + "/orders?topic=" + f.topic + "&hold=BEFORE_BARRIER&checkBackSeconds=1",
+                ""));
         String id = http.get("api/test/apps/holds/reached").json().getString("messageId");
 
         f.advance(2); // the check-back comes before the producer wrote its barrier row
@@ -386,34 +446,59 @@ class UpstreamFailureIT {
         String hanging = register("HANG");
         String healthy = register("ROLLED_BACK");
         String down = Fixture.unique("down");
-        assertEquals(201, http.post("api/producers", "{\"name\": \"" + down
-                + "\", \"checkBackUrl\": \"http://127.0.0.1:9/check-back\"}").status());
+        assertEquals(
+                201,
+                http.post(
+                                "api/producers",
+                                "{\"name\": \"" + down + "\", \"checkBackUrl\": \"http://127.0.0.1:9/check-back\"}")
+                        .status());
         f.subscribe("a");
-        List<String> slow = List.of(prepareFor(hanging, 1), prepareFor(hanging, 1), prepareFor(hanging, 1),
-                prepareFor(hanging, 1), prepareFor(hanging, 1), prepareFor(hanging, 1));
+        List<String> slow = List.of(
+                prepareFor(hanging, 1),
+                prepareFor(hanging, 1),
+                prepareFor(hanging, 1),
+                prepareFor(hanging, 1),
+                prepareFor(hanging, 1),
+                prepareFor(hanging, 1));
         List<String> dead = new java.util.ArrayList<>();
         for (int i = 0; i < 8; i++) {
             dead.add(prepareFor(down, 1));
         }
-        List<String> fine = List.of(prepareFor(healthy, 1), prepareFor(healthy, 1), prepareFor(healthy, 1),
-                prepareFor(healthy, 1), prepareFor(healthy, 1), prepareFor(healthy, 1));
+        List<String> fine = List.of(
+                prepareFor(healthy, 1),
+                prepareFor(healthy, 1),
+                prepareFor(healthy, 1),
+                prepareFor(healthy, 1),
+                prepareFor(healthy, 1),
+                prepareFor(healthy, 1));
 
         long due = System.nanoTime();
         f.advance(2);
-        Eventually.until("the healthy producer's messages cancelled", Fixture.SETTLE,
+        Eventually.until(
+                "the healthy producer's messages cancelled",
+                Fixture.SETTLE,
                 () -> fine.stream().allMatch(id -> f.state(id).equals("CANCELLED")));
         long took = Duration.ofNanos(System.nanoTime() - due).toMillis();
 
         // The hanging producer's calls each take the 1 s call timeout, four at a time; the healthy ones did not wait.
         assertTrue(took < 4000, "the healthy producer's check-backs took " + took + " ms");
-        Eventually.until("the dead producer's circuit open", Fixture.SETTLE,
-                () -> http.get("api/producers/" + down).json().getString("circuit").equals("OPEN"));
+        Eventually.until(
+                "the dead producer's circuit open",
+                Fixture.SETTLE,
+                () -> http.get("api/producers/" + down)
+                        .json()
+                        .getString("circuit")
+                        .equals("OPEN"));
         int checksOfDown = dead.stream().mapToInt(this::checks).sum();
         assertTrue(checksOfDown <= 8, "no storm on the dead producer: " + checksOfDown + " calls");
         f.advance(20); // the backoff passes, the circuit (30 s) is still open: no call to the dead producer
-        Eventually.until("the hanging producer checked", Fixture.SETTLE, () -> slow.stream().allMatch(id -> checks(id) >= 1));
+        Eventually.until(
+                "the hanging producer checked",
+                Fixture.SETTLE,
+                () -> slow.stream().allMatch(id -> checks(id) >= 1));
         assertEquals(checksOfDown, dead.stream().mapToInt(this::checks).sum(), "no call while the circuit is open");
-        assertTrue(http.get("api/producers/" + down).json().getString("lastError").contains("no answer"));
+        assertTrue(
+                http.get("api/producers/" + down).json().getString("lastError").contains("no answer"));
     }
 
     private String register(String mode) {
@@ -423,8 +508,10 @@ class UpstreamFailureIT {
     }
 
     private String prepareFor(String producer, double checkBackSeconds) {
-        Http.Response prepared = http.post("api/messages", "{\"topic\": \"" + f.topic + "\", \"producer\": \"" + producer
-                + "\", \"payload\": {}, \"checkBackSeconds\": " + checkBackSeconds + "}");
+        Http.Response prepared = http.post(
+                "api/messages",
+                "{\"topic\": \"" + f.topic + "\", \"producer\": \"" + producer
+                        + "\", \"payload\": {}, \"checkBackSeconds\": " + checkBackSeconds + "}");
         assertEquals(201, prepared.status(), prepared::toString);
         return prepared.json().getString("id");
     }
@@ -439,11 +526,14 @@ class UpstreamFailureIT {
 
     private String answers(String producer) {
         return f.upstream(producer).getJsonArray("calls").getValuesAs(JsonString.class).stream()
-                .map(JsonString::getString).toList().toString();
+                .map(JsonString::getString)
+                .toList()
+                .toString();
     }
 
     private List<String> notifications(String producer) {
         return f.upstream(producer).getJsonArray("notifications").getValuesAs(JsonString.class).stream()
-                .map(JsonString::getString).toList();
+                .map(JsonString::getString)
+                .toList();
     }
 }

@@ -72,7 +72,10 @@ class ScenarioIT {
 
         assertEquals(500, failed.status(), failed::toString);
         assertEquals(0, delta(before, counts("xa"), "orders"));
-        assertEquals(201, http.post("api/scenario/orders?mode=xa", "{\"sku\": \"" + sku + "\"}").status(),
+        assertEquals(
+                201,
+                http.post("api/scenario/orders?mode=xa", "{\"sku\": \"" + sku + "\"}")
+                        .status(),
                 "the one item is still in stock");
     }
 
@@ -86,7 +89,9 @@ class ScenarioIT {
         String sku = scarce(3);
         String first = Eventually.await("the rms mode set up", SETTLE, () -> {
             Http.Response placed = http.post("api/scenario/orders?mode=rms", "");
-            return placed.status() == 201 ? java.util.Optional.of(placed.json().getString("orderId")) : java.util.Optional.empty();
+            return placed.status() == 201
+                    ? java.util.Optional.of(placed.json().getString("orderId"))
+                    : java.util.Optional.empty();
         });
         Eventually.until("the first order settled", SETTLE, () -> state(first).equals("RESERVED"));
         assertAcceptsAndSettles("rms", sku);
@@ -94,19 +99,26 @@ class ScenarioIT {
 
     @Test
     void the_demo_services_answer_only_check_backs_that_courier_signed() {
-        Eventually.until("the rms mode set up", SETTLE,
+        Eventually.until(
+                "the rms mode set up",
+                SETTLE,
                 () -> http.post("api/scenario/orders?mode=rms", "").status() == 201);
-        Http.Response unsigned = http.anonymous().get("api/scenario/check-back/orders?id=" + java.util.UUID.randomUUID());
+        Http.Response unsigned =
+                http.anonymous().get("api/scenario/check-back/orders?id=" + java.util.UUID.randomUUID());
         assertEquals(401, unsigned.status(), unsigned::toString);
         assertEquals("urn:courier:problem:bad-signature", unsigned.json().getString("type"));
 
         // A message of the orders service that nobody confirms: Courier checks back, signed, and the barrier
         // answers that no such transaction committed.
-        Http.Response prepared = http.post("api/messages", "{\"topic\": \"scenario-orders\", \"producer\": "
-                + "\"scenario-orders\", \"payload\": {\"orphan\": true}, \"checkBackSeconds\": 0.2}");
+        Http.Response prepared = http.post(
+                "api/messages",
+                "{\"topic\": \"scenario-orders\", \"producer\": "
+                        + "\"scenario-orders\", \"payload\": {\"orphan\": true}, \"checkBackSeconds\": 0.2}");
         assertEquals(201, prepared.status(), prepared::toString);
         String id = prepared.json().getString("id");
-        Eventually.until("checked back and cancelled", SETTLE,
+        Eventually.until(
+                "checked back and cancelled",
+                SETTLE,
                 () -> http.get("api/messages/" + id).json().getString("state").equals("CANCELLED"));
     }
 
@@ -121,7 +133,10 @@ class ScenarioIT {
             ids.add(placed.json().getString("orderId"));
         }
 
-        Eventually.until("every order settled", SETTLE, () -> ids.stream().noneMatch(id -> state(id).equals("PLACED")));
+        Eventually.until(
+                "every order settled",
+                SETTLE,
+                () -> ids.stream().noneMatch(id -> state(id).equals("PLACED")));
         assertEquals(3, ids.stream().filter(id -> state(id).equals("RESERVED")).count());
         assertEquals(2, ids.stream().filter(id -> state(id).equals("REJECTED")).count());
         JsonObject after = counts(mode);
@@ -137,7 +152,9 @@ class ScenarioIT {
         http.post("api/test/faults/scenario.queue.after-reserve", "");
         JsonObject before = counts("queue");
 
-        String id = http.post("api/scenario/orders?mode=queue", "{\"sku\": \"" + sku + "\"}").json().getString("orderId");
+        String id = http.post("api/scenario/orders?mode=queue", "{\"sku\": \"" + sku + "\"}")
+                .json()
+                .getString("orderId");
         Eventually.until("the reservation made", SETTLE, () -> delta(before, counts("queue"), "reserved") == 1);
         assertEquals("PLACED", state(id), "reserved but not acknowledged: the worker 'crashed' in between");
         http.post("api/test/clock/advance?seconds=31", ""); // the lease runs out: the message comes back
@@ -157,13 +174,16 @@ class ScenarioIT {
             assertAcceptsAndSettles("queue", scarce(3));
             assertEquals(201, http.post("api/scenario/orders?mode=xa", "").status());
         } finally {
-            assertEquals(1, http.put("api/scenario/slowdown", "{\"factor\": 1}").json().getInt("factor"));
+            assertEquals(
+                    1,
+                    http.put("api/scenario/slowdown", "{\"factor\": 1}").json().getInt("factor"));
         }
     }
 
     @Test
     void should_refuse_bad_input_with_a_problem() {
-        for (Http.Response bad : List.of(http.post("api/scenario/orders?mode=carrier-pigeon", ""),
+        for (Http.Response bad : List.of(
+                http.post("api/scenario/orders?mode=carrier-pigeon", ""),
                 http.post("api/scenario/orders?mode=xa", "{\"quantity\": 0}"),
                 http.post("api/scenario/orders?mode=xa", "{\"sku\": \"no spaces\"}"),
                 http.post("api/scenario/orders?mode=xa", "{\"quantity\": "),
@@ -180,7 +200,10 @@ class ScenarioIT {
 
     private String scarce(int available) {
         String sku = "scarce-" + UUID.randomUUID().toString().substring(0, 8);
-        assertEquals(200, http.post("api/scenario/stock", "{\"sku\": \"" + sku + "\", \"quantity\": " + available + "}").status());
+        assertEquals(
+                200,
+                http.post("api/scenario/stock", "{\"sku\": \"" + sku + "\", \"quantity\": " + available + "}")
+                        .status());
         return sku;
     }
 
@@ -199,7 +222,8 @@ class ScenarioIT {
     }
 
     private static long delta(JsonObject before, JsonObject after, String field) {
-        return after.getJsonNumber(field).longValue() - before.getJsonNumber(field).longValue();
+        return after.getJsonNumber(field).longValue()
+                - before.getJsonNumber(field).longValue();
     }
 
     private void assertConsistent(JsonObject mode) {

@@ -11,14 +11,14 @@ import jakarta.jms.JMSConsumer;
 import jakarta.jms.JMSContext;
 import jakarta.jms.Message;
 import jakarta.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -57,7 +57,8 @@ class XaRecoveryCrashIT {
 
     @BeforeAll
     static void startServer() throws Exception {
-        Assumptions.assumeTrue("postgres".equals(System.getProperty("courier.db")), "reads PostgreSQL's prepared transactions");
+        Assumptions.assumeTrue(
+                "postgres".equals(System.getProperty("courier.db")), "reads PostgreSQL's prepared transactions");
         LIBERTY.deploy();
         LIBERTY.start();
     }
@@ -72,13 +73,18 @@ class XaRecoveryCrashIT {
 
     @Test
     void should_resolve_transactions_in_doubt_after_a_crash_between_prepare_and_commit() throws Exception {
-        try (ActiveMQConnectionFactory factory = new ActiveMQConnectionFactory("tcp://127.0.0.1:"
-                + System.getProperty("it.broker.port", "61617"));
-                JMSContext events = factory.createContext(Broker.USER, Broker.PASSWORD, JMSContext.CLIENT_ACKNOWLEDGE)) {
+        try (ActiveMQConnectionFactory factory = new ActiveMQConnectionFactory(
+                        "tcp://127.0.0.1:" + System.getProperty("it.broker.port", "61617"));
+                JMSContext events =
+                        factory.createContext(Broker.USER, Broker.PASSWORD, JMSContext.CLIENT_ACKNOWLEDGE)) {
             events.setClientID("xa-recovery-" + System.nanoTime());
             // A durable subscription on the OrderPlaced address keeps every event the XA orders publish.
-            events.createDurableConsumer(events.createTopic(XaChannel.EVENTS), SUBSCRIPTION).close();
-            JsonObject before = http.get("api/scenario/consistency").json().getJsonObject("modes").getJsonObject("xa");
+            events.createDurableConsumer(events.createTopic(XaChannel.EVENTS), SUBSCRIPTION)
+                    .close();
+            JsonObject before = http.get("api/scenario/consistency")
+                    .json()
+                    .getJsonObject("modes")
+                    .getJsonObject("xa");
 
             int inDoubt = 0;
             for (int attempt = 1; attempt <= 5 && inDoubt == 0; attempt++) {
@@ -87,25 +93,46 @@ class XaRecoveryCrashIT {
             }
             assertTrue(inDoubt > 0, "the kill landed while transactions were prepared and not committed");
 
-            Eventually.until("recovery resolved every prepared transaction", Duration.ofSeconds(120),
+            Eventually.until(
+                    "recovery resolved every prepared transaction",
+                    Duration.ofSeconds(120),
                     () -> preparedTransactions() == 0);
-            JsonObject after = http.get("api/scenario/consistency").json().getJsonObject("modes").getJsonObject("xa");
-            long orders = after.getJsonNumber("orders").longValue() - before.getJsonNumber("orders").longValue();
+            JsonObject after = http.get("api/scenario/consistency")
+                    .json()
+                    .getJsonObject("modes")
+                    .getJsonObject("xa");
+            long orders = after.getJsonNumber("orders").longValue()
+                    - before.getJsonNumber("orders").longValue();
             assertTrue(orders > 0);
-            assertEquals(orders, after.getJsonNumber("reserved").longValue() - before.getJsonNumber("reserved").longValue(),
+            assertEquals(
+                    orders,
+                    after.getJsonNumber("reserved").longValue()
+                            - before.getJsonNumber("reserved").longValue(),
                     "every committed order has its reservation");
-            assertEquals(before.getJsonNumber("missing").longValue(), after.getJsonNumber("missing").longValue());
-            assertEquals(before.getJsonNumber("orphaned").longValue(), after.getJsonNumber("orphaned").longValue(),
+            assertEquals(
+                    before.getJsonNumber("missing").longValue(),
+                    after.getJsonNumber("missing").longValue());
+            assertEquals(
+                    before.getJsonNumber("orphaned").longValue(),
+                    after.getJsonNumber("orphaned").longValue(),
                     "no reservation without its order");
-            assertEquals(before.getJsonNumber("duplicated").longValue(), after.getJsonNumber("duplicated").longValue());
-            assertEquals(orders, drain(events, orders), "one OrderPlaced event per committed order, none for a rolled-back one");
+            assertEquals(
+                    before.getJsonNumber("duplicated").longValue(),
+                    after.getJsonNumber("duplicated").longValue());
+            assertEquals(
+                    orders,
+                    drain(events, orders),
+                    "one OrderPlaced event per committed order, none for a rolled-back one");
             events.unsubscribe(SUBSCRIPTION);
         }
     }
 
     @Test
     void should_finish_transactions_in_doubt_when_the_inventory_database_ends_its_sessions() throws Exception {
-        JsonObject before = http.get("api/scenario/consistency").json().getJsonObject("modes").getJsonObject("xa");
+        JsonObject before = http.get("api/scenario/consistency")
+                .json()
+                .getJsonObject("modes")
+                .getJsonObject("xa");
         long logStart = Files.size(MESSAGES);
         boolean landed = false;
         for (int attempt = 1; attempt <= 10 && !landed; attempt++) {
@@ -118,15 +145,29 @@ class XaRecoveryCrashIT {
 
         // pgjdbc reports such a commit as XAER_RMERR ("give up"): without the correction the branch stays prepared,
         // holding the stock row's lock, until an operator ends it.
-        Eventually.until("the transaction manager finished every prepared transaction", Duration.ofSeconds(150),
+        Eventually.until(
+                "the transaction manager finished every prepared transaction",
+                Duration.ofSeconds(150),
                 () -> preparedTransactions() == 0);
-        assertEquals(201, http.post("api/scenario/orders?mode=xa", "").status(), "the stock row is not locked any more");
-        JsonObject after = http.get("api/scenario/consistency").json().getJsonObject("modes").getJsonObject("xa");
-        long orders = after.getJsonNumber("orders").longValue() - before.getJsonNumber("orders").longValue();
-        assertEquals(orders, after.getJsonNumber("reserved").longValue() - before.getJsonNumber("reserved").longValue(),
+        assertEquals(
+                201, http.post("api/scenario/orders?mode=xa", "").status(), "the stock row is not locked any more");
+        JsonObject after = http.get("api/scenario/consistency")
+                .json()
+                .getJsonObject("modes")
+                .getJsonObject("xa");
+        long orders = after.getJsonNumber("orders").longValue()
+                - before.getJsonNumber("orders").longValue();
+        assertEquals(
+                orders,
+                after.getJsonNumber("reserved").longValue()
+                        - before.getJsonNumber("reserved").longValue(),
                 "every committed order has its reservation");
-        assertEquals(before.getJsonNumber("orphaned").longValue(), after.getJsonNumber("orphaned").longValue());
-        assertEquals(before.getJsonNumber("duplicated").longValue(), after.getJsonNumber("duplicated").longValue());
+        assertEquals(
+                before.getJsonNumber("orphaned").longValue(),
+                after.getJsonNumber("orphaned").longValue());
+        assertEquals(
+                before.getJsonNumber("duplicated").longValue(),
+                after.getJsonNumber("duplicated").longValue());
     }
 
     /**
@@ -142,7 +183,8 @@ class XaRecoveryCrashIT {
             long end = System.nanoTime() + Duration.ofSeconds(3).toNanos();
             while (System.nanoTime() < end) {
                 query.executeQuery("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                        + "WHERE datname = 'courier_inventory' AND pid <> pg_backend_pid() AND " + OWN_SESSIONS).close();
+                                + "WHERE datname = 'courier_inventory' AND pid <> pg_backend_pid() AND " + OWN_SESSIONS)
+                        .close();
                 Thread.sleep(50);
             }
         } finally {
@@ -239,8 +281,10 @@ class XaRecoveryCrashIT {
     }
 
     private static Connection connect(String database) throws SQLException {
-        return DriverManager.getConnection("jdbc:postgresql://" + System.getProperty("courier.db.host", "localhost") + ":"
-                + System.getProperty("courier.db.port", "5432") + "/" + database,
-                System.getProperty("courier.db.user", "courier"), System.getProperty("courier.db.password", "courier"));
+        return DriverManager.getConnection(
+                "jdbc:postgresql://" + System.getProperty("courier.db.host", "localhost") + ":"
+                        + System.getProperty("courier.db.port", "5432") + "/" + database,
+                System.getProperty("courier.db.user", "courier"),
+                System.getProperty("courier.db.password", "courier"));
     }
 }

@@ -56,13 +56,18 @@ public class Apps {
     void start() {
         // The server's own account (bin/credentials), as the demo scenario uses it.
         org.eclipse.microprofile.config.Config config = org.eclipse.microprofile.config.ConfigProvider.getConfig();
-        courier = new LossyCourierApi(new HttpCourierApi(URI.create("http://localhost:" + System.getenv().getOrDefault("COURIER_HTTP_PORT", "19080") + "/"), Duration.ofSeconds(10),
-                config.getValue("courier.scenario.user", String.class), config.getValue("courier.scenario.password", String.class)));
+        courier = new LossyCourierApi(new HttpCourierApi(
+                URI.create("http://localhost:" + System.getenv().getOrDefault("COURIER_HTTP_PORT", "19080") + "/"),
+                Duration.ofSeconds(10),
+                config.getValue("courier.scenario.user", String.class),
+                config.getValue("courier.scenario.password", String.class)));
         try {
             ClientTables.create(dataSource);
             try (Connection c = dataSource.getConnection()) {
                 create(c, "CREATE TABLE test_order (id VARCHAR(36) NOT NULL PRIMARY KEY, message_id VARCHAR(36))");
-                create(c, "CREATE TABLE test_effect (message_id VARCHAR(36) NOT NULL, subscriber VARCHAR(63) NOT NULL)");
+                create(
+                        c,
+                        "CREATE TABLE test_effect (message_id VARCHAR(36) NOT NULL, subscriber VARCHAR(63) NOT NULL)");
             }
         } catch (SQLException e) {
             throw new IllegalStateException(e);
@@ -73,8 +78,8 @@ public class Apps {
             try {
                 topics.subscribe(topic, InboxListeners.SUBSCRIBER, 10, Duration.ofSeconds(30));
             } catch (RuntimeException e) {
-                java.util.logging.Logger.getLogger(Apps.class.getName()).warning("subscribing the test MDB of "
-                        + topic + " failed (broker down?): " + e);
+                java.util.logging.Logger.getLogger(Apps.class.getName())
+                        .warning("subscribing the test MDB of " + topic + " failed (broker down?): " + e);
             }
         }
         managedExecutor.execute(Apps::resumeListeners);
@@ -85,8 +90,8 @@ public class Apps {
         java.util.logging.Logger log = java.util.logging.Logger.getLogger(Apps.class.getName());
         try {
             javax.management.MBeanServer server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
-            javax.management.ObjectName control = new javax.management.ObjectName(
-                    "WebSphere:feature=kernel,name=ServerEndpointControl");
+            javax.management.ObjectName control =
+                    new javax.management.ObjectName("WebSphere:feature=kernel,name=ServerEndpointControl");
             for (int attempt = 0; attempt < 120; attempt++) {
                 Object endpoints = server.invoke(control, "listEndpoints", null, null);
                 java.util.List<String> ours = new java.util.ArrayList<>();
@@ -96,8 +101,9 @@ public class Apps {
                     }
                 }
                 if (ours.size() >= 2) {
-                    server.invoke(control, "resume", new Object[] {String.join(",", ours)},
-                            new String[] {String.class.getName()});
+                    server.invoke(control, "resume", new Object[] {String.join(",", ours)}, new String[] {
+                        String.class.getName()
+                    });
                     log.info("resumed the test MDBs' endpoints " + ours);
                     return;
                 }
@@ -137,8 +143,8 @@ public class Apps {
 
     /** The producer helper confirming synchronously: the tests check each step's outcome as it returns. */
     public ReliableProducer producer(String name) {
-        return producers.computeIfAbsent(name, n -> new ReliableProducer(courier, n, dataSource, transactions)
-                .confirmingSynchronously());
+        return producers.computeIfAbsent(
+                name, n -> new ReliableProducer(courier, n, dataSource, transactions).confirmingSynchronously());
     }
 
     /** The producer helper as an application gets it by default: confirming on the default managed executor. */
@@ -148,14 +154,14 @@ public class Apps {
 
     /** The consumer helper reporting synchronously: the tests check each report's effect as the call returns. */
     public ReliableConsumer consumer(String subscriber) {
-        return consumers.computeIfAbsent(subscriber, s -> new ReliableConsumer(courier, s, dataSource, transactions)
-                .reportingSynchronously());
+        return consumers.computeIfAbsent(
+                subscriber, s -> new ReliableConsumer(courier, s, dataSource, transactions).reportingSynchronously());
     }
 
     /** The consumer helper as an application gets it by default: reports batched after commit. */
     public ReliableConsumer batchingConsumer(String subscriber) {
-        return batchingConsumers.computeIfAbsent(subscriber, s -> new ReliableConsumer(courier, s, dataSource,
-                transactions));
+        return batchingConsumers.computeIfAbsent(
+                subscriber, s -> new ReliableConsumer(courier, s, dataSource, transactions));
     }
 
     public BarrierCheckBack checkBack() {

@@ -19,8 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 @ApplicationScoped
 public class ArmedFaults implements FaultInjection {
 
-    private record Armed(AtomicInteger left, boolean hold) {
-    }
+    private record Armed(AtomicInteger left, boolean hold) {}
 
     private final Map<String, Armed> armed = new ConcurrentHashMap<>();
     /** Threads blocked at a holding checkpoint, per point. */

@@ -1,5 +1,6 @@
 package dev.courier.testing;
 
+import jakarta.jms.JMSContext;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Map;
@@ -13,7 +14,6 @@ import org.apache.activemq.artemis.api.core.client.ServerLocator;
 import org.apache.activemq.artemis.api.core.management.ManagementHelper;
 import org.apache.activemq.artemis.api.core.management.ResourceNames;
 import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
-import jakarta.jms.JMSContext;
 
 /**
  * The test run's Artemis broker, seen from outside Courier: its own management counters (so a test checks
@@ -25,6 +25,7 @@ public final class Broker {
 
     /** The broker's user and password: those bin/broker generated for the test run's broker. */
     public static final String USER;
+
     public static final String PASSWORD;
 
     static {
@@ -39,8 +40,7 @@ public final class Broker {
         PASSWORD = generated.getProperty("password", "courier");
     }
 
-    private Broker() {
-    }
+    private Broker() {}
 
     /** How many messages were ever added to {@code queue} on the broker (not counting redeliveries). */
     public static long messagesAdded(String queue) {
@@ -57,14 +57,14 @@ public final class Broker {
         try (ActiveMQConnectionFactory factory = new ActiveMQConnectionFactory("tcp://127.0.0.1:" + PORT);
                 JMSContext context = factory.createContext(USER, PASSWORD)) {
             // A fully qualified name of a subscriber's (multicast) queue is sent to as a topic.
-            context.createProducer().setProperty(property, value)
+            context.createProducer()
+                    .setProperty(property, value)
                     .send(queue.contains("::") ? context.createTopic(queue) : context.createQueue(queue), text);
         }
     }
 
     /** A message as a plain JMS client outside Courier sees it. */
-    public record Received(String courierMessageId, String body, Integer attempt, String subscriber) {
-    }
+    public record Received(String courierMessageId, String body, Integer attempt, String subscriber) {}
 
     /**
      * Receives one message from {@code queue} (a fully qualified {@code address::queue} name works) with a plain
@@ -78,9 +78,13 @@ public final class Broker {
             if (message == null) {
                 return java.util.Optional.empty();
             }
-            Integer attempt = message.propertyExists("courierAttempt") ? message.getIntProperty("courierAttempt") : null;
-            return java.util.Optional.of(new Received(message.getStringProperty("courierMessageId"),
-                    message.getBody(String.class), attempt, message.getStringProperty("courierSubscriber")));
+            Integer attempt =
+                    message.propertyExists("courierAttempt") ? message.getIntProperty("courierAttempt") : null;
+            return java.util.Optional.of(new Received(
+                    message.getStringProperty("courierMessageId"),
+                    message.getBody(String.class),
+                    attempt,
+                    message.getStringProperty("courierSubscriber")));
         } catch (jakarta.jms.JMSException e) {
             throw new IllegalStateException("cannot receive from " + queue, e);
         }
@@ -135,10 +139,15 @@ public final class Broker {
 
     private static void script(String command) {
         try {
-            ProcessBuilder builder = new ProcessBuilder("bash", System.getProperty("it.broker.script", "bin/broker"), command)
+            ProcessBuilder builder = new ProcessBuilder(
+                            "bash", System.getProperty("it.broker.script", "bin/broker"), command)
                     .inheritIO();
             Map<String, String> env = builder.environment();
-            env.put("COURIER_DATA_DIR", System.getProperty("it.data.dir", Path.of("target/it-data").toAbsolutePath().toString()));
+            env.put(
+                    "COURIER_DATA_DIR",
+                    System.getProperty(
+                            "it.data.dir",
+                            Path.of("target/it-data").toAbsolutePath().toString()));
             env.put("COURIER_BROKER_PORT", PORT);
             Process process = builder.start();
             if (!process.waitFor(90, TimeUnit.SECONDS) || process.exitValue() != 0) {

@@ -13,20 +13,32 @@ import org.jboss.shrinkwrap.api.spec.WebArchive;
  */
 public final class CourierDeployment {
 
-    private CourierDeployment() {
-    }
+    private CourierDeployment() {}
 
     public static WebArchive war() {
         File built = new File(System.getProperty("it.war", "target/courier.war"));
         WebArchive war = ShrinkWrap.createFromZipFile(WebArchive.class, built)
-                .addClasses(ArmedFaults.class, SettableClock.class, ProbeDriver.class, TestControlResource.class,
-                        Apps.class, LossyCourierApi.class, Orders.class, Orders.Hold.class, Orders.Rows.class,
-                        Downstream.class, UpstreamResource.class, InboxListeners.class,
-                        LocalInboxListener.class, XaInboxListener.class, HelperBench.class)
+                .addClasses(
+                        ArmedFaults.class,
+                        SettableClock.class,
+                        ProbeDriver.class,
+                        TestControlResource.class,
+                        Apps.class,
+                        LossyCourierApi.class,
+                        Orders.class,
+                        Orders.Hold.class,
+                        Orders.Rows.class,
+                        Downstream.class,
+                        UpstreamResource.class,
+                        InboxListeners.class,
+                        LocalInboxListener.class,
+                        XaInboxListener.class,
+                        HelperBench.class)
                 .addAsLibrary(ShrinkWrap.create(JavaArchive.class, "courier-test-apps.jar")
                         .addAsManifestResource("test-apps-web-fragment.xml", "web-fragment.xml"));
         // Benchmarks (mvn -Pbench) measure the server without the recorder: it writes a line per answer.
-        return Boolean.parseBoolean(System.getenv("COURIER_BENCH_ENABLED")) ? war
+        return Boolean.parseBoolean(System.getenv("COURIER_BENCH_ENABLED"))
+                ? war
                 : war.addClasses(ResponseRecorder.class);
     }
 

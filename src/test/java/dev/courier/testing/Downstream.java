@@ -39,13 +39,14 @@ public class Downstream {
                 return null;
             }
             String[] id = new String[1];
-            boolean processed = (batched ? apps.batchingConsumer(subscriber) : apps.consumer(subscriber)).consume(message, (messageId, payload) -> {
-                id[0] = messageId;
-                effect(messageId, subscriber);
-                if (fail) {
-                    throw new IllegalStateException("the effect failed (test)");
-                }
-            });
+            boolean processed = (batched ? apps.batchingConsumer(subscriber) : apps.consumer(subscriber))
+                    .consume(message, (messageId, payload) -> {
+                        id[0] = messageId;
+                        effect(messageId, subscriber);
+                        if (fail) {
+                            throw new IllegalStateException("the effect failed (test)");
+                        }
+                    });
             return message.getStringProperty("courierMessageId") + (processed ? " processed" : " duplicate");
         }
     }

@@ -7,8 +7,7 @@ import java.util.function.Supplier;
 /** Waits for something that happens asynchronously (a delivery, a health change), polling with a deadline. */
 public final class Eventually {
 
-    private Eventually() {
-    }
+    private Eventually() {}
 
     /** Polls {@code probe} until it returns a value or {@code limit} passes; fails with {@code what} then. */
     public static <T> T await(String what, Duration limit, Supplier<Optional<T>> probe) {

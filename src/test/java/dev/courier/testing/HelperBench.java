@@ -43,7 +43,8 @@ public class HelperBench {
             running.add(executor.submit(() -> {
                 for (int i = 0; i < share; i++) {
                     long begin = System.nanoTime();
-                    String message = orders.place(producer, topic, false, Orders.Hold.NONE, 10, true).split(" ")[1];
+                    String message = orders.place(producer, topic, false, Orders.Hold.NONE, 10, true)
+                            .split(" ")[1];
                     long now = System.nanoTime();
                     placed.put(message, now);
                     placing.add(now - begin);
@@ -62,15 +63,29 @@ public class HelperBench {
             }
             Thread.sleep(5);
         }
-        long last = placed.keySet().stream().mapToLong(InboxListeners.APPLIED::get).max().orElse(start);
+        long last = placed.keySet().stream()
+                .mapToLong(InboxListeners.APPLIED::get)
+                .max()
+                .orElse(start);
         long[] latencies = placed.entrySet().stream()
-                .mapToLong(e -> InboxListeners.APPLIED.get(e.getKey()) - e.getValue()).sorted().toArray();
+                .mapToLong(e -> InboxListeners.APPLIED.get(e.getKey()) - e.getValue())
+                .sorted()
+                .toArray();
         return dev.courier.platform.Json.createObjectBuilder()
                 .add("messages", placed.size())
                 .add("perSecond", placed.size() / ((last - start) / 1e9))
                 .add("placedPerSecond", placed.size() / ((allPlaced - start) / 1e9))
-                .add("placeP50Millis", percentile(placing.stream().mapToLong(Long::longValue).sorted().toArray(), 50))
-                .add("p50Millis", percentile(latencies, 50)).add("p99Millis", percentile(latencies, 99)).build();
+                .add(
+                        "placeP50Millis",
+                        percentile(
+                                placing.stream()
+                                        .mapToLong(Long::longValue)
+                                        .sorted()
+                                        .toArray(),
+                                50))
+                .add("p50Millis", percentile(latencies, 50))
+                .add("p99Millis", percentile(latencies, 99))
+                .build();
     }
 
     private static double percentile(long[] sorted, int p) {

@@ -26,8 +26,10 @@ import java.util.Properties;
 public final class Http {
 
     // HTTP/1.1: with the default (HTTP/2 upgrade) the JDK client holds concurrent requests until the first answers.
-    private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5)).build();
+    private static final HttpClient CLIENT = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
 
     private static final String ADMIN = "admin";
 
@@ -103,7 +105,8 @@ public final class Http {
     }
 
     public Response put(String path, String json) {
-        return send(HttpRequest.newBuilder(base.resolve(path)).header("Content-Type", "application/json")
+        return send(HttpRequest.newBuilder(base.resolve(path))
+                .header("Content-Type", "application/json")
                 .PUT(HttpRequest.BodyPublishers.ofString(json)));
     }
 
@@ -112,7 +115,8 @@ public final class Http {
     }
 
     public Response post(String path, String contentType, String body) {
-        return send(HttpRequest.newBuilder(base.resolve(path)).header("Content-Type", contentType)
+        return send(HttpRequest.newBuilder(base.resolve(path))
+                .header("Content-Type", contentType)
                 .POST(HttpRequest.BodyPublishers.ofString(body)));
     }
 
@@ -121,9 +125,11 @@ public final class Http {
             if (authorization != null) {
                 request.setHeader("Authorization", authorization);
             }
-            HttpResponse<String> response = CLIENT.send(request.timeout(Duration.ofSeconds(30)).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            return new Response(response.statusCode(), response.headers().firstValue("Content-Type").orElse(""),
+            HttpResponse<String> response =
+                    CLIENT.send(request.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+            return new Response(
+                    response.statusCode(),
+                    response.headers().firstValue("Content-Type").orElse(""),
                     response.body());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -143,15 +149,20 @@ public final class Http {
      * self-signed certificate whatever name it bears; {@code authorization} may be null.
      */
     public static Response httpsGet(String host, String path, String authorization) {
-        return httpsGet(host, Integer.parseInt(System.getenv().getOrDefault("COURIER_HTTPS_PORT", "19443")), path,
+        return httpsGet(
+                host,
+                Integer.parseInt(System.getenv().getOrDefault("COURIER_HTTPS_PORT", "19443")),
+                path,
                 authorization);
     }
 
     /** {@link #httpsGet(String, String, String)} on another port: a server the test started itself. */
     public static Response httpsGet(String host, int port, String path, String authorization) {
         try {
-            javax.net.ssl.HttpsURLConnection tls = (javax.net.ssl.HttpsURLConnection) URI.create(
-                    "https://" + host + ":" + port + "/" + path).toURL().openConnection();
+            javax.net.ssl.HttpsURLConnection tls =
+                    (javax.net.ssl.HttpsURLConnection) URI.create("https://" + host + ":" + port + "/" + path)
+                            .toURL()
+                            .openConnection();
             tls.setSSLSocketFactory(TrustAny.FACTORY); // one factory: connections are kept alive between calls
             tls.setHostnameVerifier((name, session) -> true);
             tls.setInstanceFollowRedirects(false);
@@ -175,20 +186,25 @@ public final class Http {
         static {
             try {
                 javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance("TLS");
-                context.init(null, new javax.net.ssl.TrustManager[] {new javax.net.ssl.X509TrustManager() {
-                    @Override
-                    public void checkClientTrusted(java.security.cert.X509Certificate[] chain, String type) {
-                    }
+                context.init(
+                        null,
+                        new javax.net.ssl.TrustManager[] {
+                            new javax.net.ssl.X509TrustManager() {
+                                @Override
+                                public void checkClientTrusted(
+                                        java.security.cert.X509Certificate[] chain, String type) {}
 
-                    @Override
-                    public void checkServerTrusted(java.security.cert.X509Certificate[] chain, String type) {
-                    }
+                                @Override
+                                public void checkServerTrusted(
+                                        java.security.cert.X509Certificate[] chain, String type) {}
 
-                    @Override
-                    public java.security.cert.X509Certificate[] getAcceptedIssuers() {
-                        return new java.security.cert.X509Certificate[0];
-                    }
-                }}, null);
+                                @Override
+                                public java.security.cert.X509Certificate[] getAcceptedIssuers() {
+                                    return new java.security.cert.X509Certificate[0];
+                                }
+                            }
+                        },
+                        null);
                 FACTORY = context.getSocketFactory();
             } catch (java.security.GeneralSecurityException e) {
                 throw new ExceptionInInitializerError(e);

@@ -31,8 +31,7 @@ public final class InboxListeners {
     /** Handlings per message id (failed ones included), for the failure payloads. */
     private static final Map<String, Integer> HANDLED = new ConcurrentHashMap<>();
 
-    private InboxListeners() {
-    }
+    private InboxListeners() {}
 
     /** The handler of both MDBs: the effect's row, then the failure the payload asks for. */
     static ReliableConsumer.Handler effect(DataSource dataSource) {
@@ -48,8 +47,9 @@ public final class InboxListeners {
 
     /** The business effect of the tests' consumers: a row of test_effect, in the caller's transaction. */
     static void recordEffect(DataSource dataSource, String messageId, String subscriber) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement insert = c.prepareStatement(
-                "INSERT INTO test_effect (message_id, subscriber) VALUES (?, ?)")) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement insert =
+                        c.prepareStatement("INSERT INTO test_effect (message_id, subscriber) VALUES (?, ?)")) {
             insert.setString(1, messageId);
             insert.setString(2, subscriber);
             insert.executeUpdate();

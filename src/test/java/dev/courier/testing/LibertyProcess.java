@@ -41,7 +41,10 @@ public final class LibertyProcess {
         Path template = wlp.resolve("usr/servers/courier");
         Files.createDirectories(server);
         try (var files = Files.list(template)) {
-            for (Path file : files.filter(f -> f.getFileName().toString().matches("server\\.xml|server\\.env|app\\.xml|datasource-.*\\.xml|auth-.*\\.xml")).toList()) {
+            for (Path file : files.filter(f -> f.getFileName()
+                            .toString()
+                            .matches("server\\.xml|server\\.env|app\\.xml|datasource-.*\\.xml|auth-.*\\.xml"))
+                    .toList()) {
                 Files.copy(file, server.resolve(file.getFileName()), StandardCopyOption.REPLACE_EXISTING);
             }
         }
@@ -134,23 +137,27 @@ public final class LibertyProcess {
 
     /** The running server's JVM, to kill without the delay of {@link #kill()} (destroyForcibly is SIGKILL). */
     public ProcessHandle process() throws IOException {
-        long pid = Long.parseLong(Files.readString(wlp.resolve("usr/servers/.pid/" + name + ".pid")).trim());
+        long pid = Long.parseLong(Files.readString(wlp.resolve("usr/servers/.pid/" + name + ".pid"))
+                .trim());
         return ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException("no server pid " + pid));
     }
 
     /** Kills the server JVM with SIGKILL: no shutdown hook, no graceful anything. */
     public void kill() throws IOException, InterruptedException {
-        long pid = Long.parseLong(Files.readString(wlp.resolve("usr/servers/.pid/" + name + ".pid")).trim());
-        ProcessHandle handle = ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException("no server pid " + pid));
+        long pid = Long.parseLong(Files.readString(wlp.resolve("usr/servers/.pid/" + name + ".pid"))
+                .trim());
+        ProcessHandle handle =
+                ProcessHandle.of(pid).orElseThrow(() -> new IllegalStateException("no server pid " + pid));
         new ProcessBuilder("kill", "-9", Long.toString(pid)).inheritIO().start().waitFor();
         handle.onExit().join();
     }
 
     private void run(String command, String... options) throws IOException, InterruptedException {
-        java.util.List<String> line = new java.util.ArrayList<>(java.util.List.of(wlp.resolve("bin/server").toString(), command, name));
+        java.util.List<String> line = new java.util.ArrayList<>(
+                java.util.List.of(wlp.resolve("bin/server").toString(), command, name));
         line.addAll(java.util.List.of(options));
-        ProcessBuilder builder = new ProcessBuilder(line)
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        ProcessBuilder builder =
+                new ProcessBuilder(line).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
         builder.environment().putAll(environment);
         Process process = builder.start();
         if (!process.waitFor(3, TimeUnit.MINUTES)) {

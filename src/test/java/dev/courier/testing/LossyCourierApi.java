@@ -53,8 +53,8 @@ public final class LossyCourierApi implements CourierApi {
     }
 
     @Override
-    public String prepare(String topic, String producer, String payloadJson, Map<String, String> headers,
-            Duration checkBackAfter) {
+    public String prepare(
+            String topic, String producer, String payloadJson, Map<String, String> headers, Duration checkBackAfter) {
         String id = real.prepare(topic, producer, payloadJson, headers, checkBackAfter);
         lose(prepareAnswersToLose); // stored in Courier, the answer lost
         return id;

@@ -33,8 +33,9 @@ public final class Metrics {
             wanted.put(labels[i], labels[i + 1]);
         }
         String text = scrape();
-        return find(text, metric, wanted).orElseThrow(() -> new AssertionError("no " + metric + wanted + " in\n"
-                + text.lines().filter(l -> l.startsWith("courier_")).reduce("", (a, b) -> a + b + "\n")));
+        return find(text, metric, wanted)
+                .orElseThrow(() -> new AssertionError("no " + metric + wanted + " in\n"
+                        + text.lines().filter(l -> l.startsWith("courier_")).reduce("", (a, b) -> a + b + "\n")));
     }
 
     /** Whether {@code metric} with these labels is published now. */

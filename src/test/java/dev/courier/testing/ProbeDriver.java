@@ -24,7 +24,8 @@ public class ProbeDriver {
     /** How many probe records with {@code body} exist: the way to look for a row whose id was never returned. */
     public long countRecords(String body) {
         return em.createQuery("SELECT COUNT(r) FROM ProbeRecord r WHERE r.body = :body", Long.class)
-                .setParameter("body", body).getSingleResult();
+                .setParameter("body", body)
+                .getSingleResult();
     }
 
     public String recordThenSetRollbackOnly(String body) {

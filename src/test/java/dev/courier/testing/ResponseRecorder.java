@@ -30,8 +30,8 @@ import java.nio.file.StandardOpenOption;
 public class ResponseRecorder extends HttpFilter {
 
     private static final int MAX_BODY = 1024 * 1024;
-    private static final Path FILE = Path.of(System.getenv().getOrDefault("COURIER_DATA_DIR", "target/it-data"),
-            "contract", "responses.jsonl");
+    private static final Path FILE =
+            Path.of(System.getenv().getOrDefault("COURIER_DATA_DIR", "target/it-data"), "contract", "responses.jsonl");
 
     @Override
     protected void doFilter(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
@@ -50,16 +50,13 @@ public class ResponseRecorder extends HttpFilter {
                 }
 
                 @Override
-                public void onTimeout(AsyncEvent event) {
-                }
+                public void onTimeout(AsyncEvent event) {}
 
                 @Override
-                public void onError(AsyncEvent event) {
-                }
+                public void onError(AsyncEvent event) {}
 
                 @Override
-                public void onStartAsync(AsyncEvent event) {
-                }
+                public void onStartAsync(AsyncEvent event) {}
             });
         } else {
             record(request, copying);
@@ -71,14 +68,24 @@ public class ResponseRecorder extends HttpFilter {
         if (type != null && type.startsWith("text/event-stream")) {
             return;
         }
-        String line = Json.createObjectBuilder().add("method", request.getMethod()).add("path", request.getRequestURI())
-                .add("status", response.getStatus()).add("contentType", type == null ? "" : type)
+        String line = Json.createObjectBuilder()
+                .add("method", request.getMethod())
+                .add("path", request.getRequestURI())
+                .add("status", response.getStatus())
+                .add("contentType", type == null ? "" : type)
                 .add("body", response.copy.toString(StandardCharsets.UTF_8))
-                .add("truncated", response.copy.size() >= MAX_BODY).build().toString();
+                .add("truncated", response.copy.size() >= MAX_BODY)
+                .build()
+                .toString();
         try {
             synchronized (ResponseRecorder.class) {
                 Files.createDirectories(FILE.getParent());
-                Files.writeString(FILE, line + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+                Files.writeString(
+                        FILE,
+                        line + "\n",
+                        StandardCharsets.UTF_8,
+                        StandardOpenOption.CREATE,
+                        StandardOpenOption.APPEND);
             }
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
@@ -139,8 +146,8 @@ public class ResponseRecorder extends HttpFilter {
         public PrintWriter getWriter() throws IOException {
             if (writer == null) {
                 ServletOutputStream out = getOutputStream();
-                java.nio.charset.Charset charset = java.nio.charset.Charset.forName(getCharacterEncoding() == null
-                        ? "UTF-8" : getCharacterEncoding());
+                java.nio.charset.Charset charset = java.nio.charset.Charset.forName(
+                        getCharacterEncoding() == null ? "UTF-8" : getCharacterEncoding());
                 writer = new PrintWriter(new java.io.Writer() {
                     @Override
                     public void write(char[] chars, int offset, int length) throws IOException {

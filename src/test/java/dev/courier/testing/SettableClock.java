@@ -1,8 +1,8 @@
 package dev.courier.testing;
 
+import dev.courier.platform.TimeShift;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
-import dev.courier.platform.TimeShift;
 import jakarta.enterprise.inject.Alternative;
 import java.time.Clock;
 import java.time.Duration;

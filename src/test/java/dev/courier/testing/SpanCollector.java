@@ -25,8 +25,10 @@ public final class SpanCollector implements AutoCloseable {
     public SpanCollector() throws IOException {
         server = HttpServer.create(new InetSocketAddress("localhost", 0), 0);
         server.createContext("/api/v2/spans", exchange -> {
-            try (InputStream body = "gzip".equalsIgnoreCase(exchange.getRequestHeaders().getFirst("Content-Encoding"))
-                    ? new GZIPInputStream(exchange.getRequestBody()) : exchange.getRequestBody();
+            try (InputStream body =
+                            "gzip".equalsIgnoreCase(exchange.getRequestHeaders().getFirst("Content-Encoding"))
+                                    ? new GZIPInputStream(exchange.getRequestBody())
+                                    : exchange.getRequestBody();
                     JsonReader reader = Json.createReader(body)) {
                 for (JsonValue span : reader.readArray()) {
                     spans.add(span.asJsonObject());
@@ -48,7 +50,9 @@ public final class SpanCollector implements AutoCloseable {
 
     /** The spans of one trace collected so far. */
     public List<JsonObject> trace(String traceId) {
-        return spans.stream().filter(span -> traceId.equals(span.getString("traceId", null))).toList();
+        return spans.stream()
+                .filter(span -> traceId.equals(span.getString("traceId", null)))
+                .toList();
     }
 
     @Override

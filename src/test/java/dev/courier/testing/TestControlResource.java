@@ -33,7 +33,10 @@ public class TestControlResource {
     @POST
     @Path("audit/purge")
     public String purgeAudit(@QueryParam("before") String before) {
-        return Json.createObjectBuilder().add("purged", audit.purge(java.time.Instant.parse(before))).build().toString();
+        return Json.createObjectBuilder()
+                .add("purged", audit.purge(java.time.Instant.parse(before)))
+                .build()
+                .toString();
     }
 
     @POST
@@ -44,7 +47,9 @@ public class TestControlResource {
 
     @POST
     @Path("faults/{point}")
-    public void arm(@PathParam("point") String point, @QueryParam("times") @DefaultValue("1") int times,
+    public void arm(
+            @PathParam("point") String point,
+            @QueryParam("times") @DefaultValue("1") int times,
             @QueryParam("hold") boolean hold) {
         faults.arm(point, times, hold);
     }
@@ -53,7 +58,10 @@ public class TestControlResource {
     @GET
     @Path("faults/{point}/held")
     public String held(@PathParam("point") String point) {
-        return Json.createObjectBuilder().add("held", faults.held(point)).build().toString();
+        return Json.createObjectBuilder()
+                .add("held", faults.held(point))
+                .build()
+                .toString();
     }
 
     @DELETE
@@ -65,12 +73,18 @@ public class TestControlResource {
     @GET
     @Path("probes/count")
     public String count(@QueryParam("body") String body) {
-        return Json.createObjectBuilder().add("count", driver.countRecords(body)).build().toString();
+        return Json.createObjectBuilder()
+                .add("count", driver.countRecords(body))
+                .build()
+                .toString();
     }
 
     @POST
     @Path("probes/rollback-only")
     public String rollbackOnly(@QueryParam("body") String body) {
-        return Json.createObjectBuilder().add("id", driver.recordThenSetRollbackOnly(body)).build().toString();
+        return Json.createObjectBuilder()
+                .add("id", driver.recordThenSetRollbackOnly(body))
+                .build()
+                .toString();
     }
 }

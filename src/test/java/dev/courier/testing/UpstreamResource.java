@@ -1,5 +1,6 @@
 package dev.courier.testing;
 
+import dev.courier.client.CallSignature;
 import jakarta.inject.Inject;
 import jakarta.json.Json;
 import jakarta.json.JsonArrayBuilder;
@@ -9,15 +10,14 @@ import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
-import jakarta.ws.rs.core.Context;
-import jakarta.ws.rs.core.HttpHeaders;
-import jakarta.ws.rs.core.UriInfo;
-import dev.courier.client.CallSignature;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -38,6 +38,7 @@ public class UpstreamResource {
     static final Map<String, String> MODES = new ConcurrentHashMap<>();
     /** Per producer: "millis id answer" of each check-back call, when it was answered. */
     static final Map<String, List<String>> CALLS = new ConcurrentHashMap<>();
+
     static final Map<String, List<String>> NOTIFICATIONS = new ConcurrentHashMap<>();
     static final Map<String, Integer> IN_PROGRESS = new ConcurrentHashMap<>();
     /** Per producer: the signing secret Courier gave it; calls must carry its signature ({@link CallSignature}). */
@@ -74,8 +75,14 @@ public class UpstreamResource {
         }
         java.net.URI request = uri.getRequestUri();
         String target = request.getRawPath() + (request.getRawQuery() == null ? "" : "?" + request.getRawQuery());
-        return CallSignature.verify(secret, headers.getHeaderString(CallSignature.TIMESTAMP),
-                headers.getHeaderString(CallSignature.SIGNATURE), method, target, body, java.time.Instant.now(),
+        return CallSignature.verify(
+                secret,
+                headers.getHeaderString(CallSignature.TIMESTAMP),
+                headers.getHeaderString(CallSignature.SIGNATURE),
+                method,
+                target,
+                body,
+                java.time.Instant.now(),
                 CallSignature.DEFAULT_TOLERANCE);
     }
 
@@ -84,24 +91,33 @@ public class UpstreamResource {
 
     @GET
     @Path("{producer}/check-back")
-    public void checkBack(@PathParam("producer") String producer, @QueryParam("id") String id,
-            @Context UriInfo uri, @Context HttpHeaders headers,
-            @jakarta.ws.rs.container.Suspended jakarta.ws.rs.container.AsyncResponse async) throws Exception {
+    public void checkBack(
+            @PathParam("producer") String producer,
+            @QueryParam("id") String id,
+            @Context UriInfo uri,
+            @Context HttpHeaders headers,
+            @jakarta.ws.rs.container.Suspended jakarta.ws.rs.container.AsyncResponse async)
+            throws Exception {
         if (!signed(producer, "GET", uri, headers, "")) {
-            CALLS.computeIfAbsent(producer, p -> new CopyOnWriteArrayList<>()).add(System.currentTimeMillis() + " " + id + " 401");
-            async.resume(Response.status(401).entity("{\"error\":\"not signed by Courier\"}").build());
+            CALLS.computeIfAbsent(producer, p -> new CopyOnWriteArrayList<>())
+                    .add(System.currentTimeMillis() + " " + id + " 401");
+            async.resume(Response.status(401)
+                    .entity("{\"error\":\"not signed by Courier\"}")
+                    .build());
             return;
         }
         String mode = MODES.getOrDefault(producer, "BARRIER");
         if (mode.equals("HANG")) { // answers too late, holding no server thread meanwhile
-            scheduler.schedule(() -> async.resume(record(producer, id, "{\"status\":\"PENDING\"}")), 5, TimeUnit.SECONDS);
+            scheduler.schedule(
+                    () -> async.resume(record(producer, id, "{\"status\":\"PENDING\"}")), 5, TimeUnit.SECONDS);
             return;
         }
         IN_PROGRESS.merge(producer, 1, Integer::sum);
         try {
             String answer = switch (mode) {
                 case "BARRIER" -> apps.checkBack().answer(id).json();
-                case "COMMITTED_WITH_PAYLOAD" -> "{\"status\":\"COMMITTED\",\"payload\":{\"final\":true,\"version\":7}}";
+                case "COMMITTED_WITH_PAYLOAD" ->
+                    "{\"status\":\"COMMITTED\",\"payload\":{\"final\":true,\"version\":7}}";
                 case "ERROR" -> null;
                 default -> "{\"status\":\"" + mode + "\"}";
             };
@@ -114,17 +130,21 @@ public class UpstreamResource {
     private static Response record(String producer, String id, String answer) {
         CALLS.computeIfAbsent(producer, p -> new CopyOnWriteArrayList<>())
                 .add(System.currentTimeMillis() + " " + id + " " + (answer == null ? "500" : answer));
-        return answer == null ? Response.serverError().entity("{\"error\":\"boom\"}").build() : Response.ok(answer).build();
+        return answer == null
+                ? Response.serverError().entity("{\"error\":\"boom\"}").build()
+                : Response.ok(answer).build();
     }
 
     @POST
     @Path("{producer}/notifications")
-    public Response notification(@PathParam("producer") String producer, String body, @Context UriInfo uri,
-            @Context HttpHeaders headers) {
+    public Response notification(
+            @PathParam("producer") String producer, String body, @Context UriInfo uri, @Context HttpHeaders headers) {
         if (!signed(producer, "POST", uri, headers, body)) {
             return Response.status(401).build();
         }
-        NOTIFICATIONS.computeIfAbsent(producer, p -> new CopyOnWriteArrayList<>()).add(body);
+        NOTIFICATIONS
+                .computeIfAbsent(producer, p -> new CopyOnWriteArrayList<>())
+                .add(body);
         return Response.noContent().build();
     }
 
@@ -136,20 +156,30 @@ public class UpstreamResource {
         CALLS.getOrDefault(producer, List.of()).forEach(calls::add);
         JsonArrayBuilder notes = Json.createArrayBuilder();
         NOTIFICATIONS.getOrDefault(producer, List.of()).forEach(notes::add);
-        return Json.createObjectBuilder().add("calls", calls).add("notifications", notes)
-                .add("inProgress", IN_PROGRESS.getOrDefault(producer, 0)).build();
+        return Json.createObjectBuilder()
+                .add("calls", calls)
+                .add("notifications", notes)
+                .add("inProgress", IN_PROGRESS.getOrDefault(producer, 0))
+                .build();
     }
 
     /** Places an order through the producer helper; {@code hold} keeps its transaction open until released. */
     @POST
     @Path("{producer}/orders")
-    public JsonObject order(@PathParam("producer") String producer, @QueryParam("topic") String topic,
-            @QueryParam("fail") boolean fail, @QueryParam("hold") @DefaultValue("NONE") Orders.Hold hold,
+    public JsonObject order(
+            @PathParam("producer") String producer,
+            @QueryParam("topic") String topic,
+            @QueryParam("fail") boolean fail,
+            @QueryParam("hold") @DefaultValue("NONE") Orders.Hold hold,
             @QueryParam("checkBackSeconds") @DefaultValue("10") double checkBackSeconds,
             @QueryParam("async") boolean async) {
         try {
-            String[] placed = orders.place(producer, topic, fail, hold, checkBackSeconds, async).split(" ");
-            return Json.createObjectBuilder().add("order", placed[0]).add("messageId", placed[1]).build();
+            String[] placed = orders.place(producer, topic, fail, hold, checkBackSeconds, async)
+                    .split(" ");
+            return Json.createObjectBuilder()
+                    .add("order", placed[0])
+                    .add("messageId", placed[1])
+                    .build();
         } catch (RuntimeException e) {
             return Json.createObjectBuilder().add("error", String.valueOf(e)).build();
         }
@@ -203,14 +233,19 @@ public class UpstreamResource {
     @GET
     @Path("reports")
     public JsonObject reports() {
-        return Json.createObjectBuilder().add("batches", apps.courier().batches())
-                .add("reports", apps.courier().batchedReports()).add("settleBatches", apps.courier().settleBatches())
-                .add("settles", apps.courier().batchedSettles()).build();
+        return Json.createObjectBuilder()
+                .add("batches", apps.courier().batches())
+                .add("reports", apps.courier().batchedReports())
+                .add("settleBatches", apps.courier().settleBatches())
+                .add("settles", apps.courier().batchedSettles())
+                .build();
     }
 
     @POST
     @Path("lose")
-    public void lose(@QueryParam("settles") int settles, @QueryParam("reports") int reports,
+    public void lose(
+            @QueryParam("settles") int settles,
+            @QueryParam("reports") int reports,
             @QueryParam("prepareAnswers") int prepareAnswers) {
         apps.courier().loseSettles(settles);
         apps.courier().loseReports(reports);
@@ -220,25 +255,36 @@ public class UpstreamResource {
     /** One message consumed by the downstream worker of {@code subscriber}: 200 {"id","processed"}, 204 none. */
     @POST
     @Path("downstream/{topic}/{subscriber}")
-    public Response consume(@PathParam("topic") String topic, @PathParam("subscriber") String subscriber,
-            @QueryParam("fail") boolean fail, @QueryParam("batched") boolean batched) {
+    public Response consume(
+            @PathParam("topic") String topic,
+            @PathParam("subscriber") String subscriber,
+            @QueryParam("fail") boolean fail,
+            @QueryParam("batched") boolean batched) {
         try {
             String result = downstream.consumeOne(topic, subscriber, fail, batched);
             if (result == null) {
                 return Response.noContent().build();
             }
             String[] parts = result.split(" ");
-            return Response.ok(Json.createObjectBuilder().add("id", parts[0])
-                    .add("processed", parts[1].equals("processed")).build()).build();
+            return Response.ok(Json.createObjectBuilder()
+                            .add("id", parts[0])
+                            .add("processed", parts[1].equals("processed"))
+                            .build())
+                    .build();
         } catch (Exception e) {
-            return Response.ok(Json.createObjectBuilder().add("error", String.valueOf(e)).build()).build();
+            return Response.ok(Json.createObjectBuilder()
+                            .add("error", String.valueOf(e))
+                            .build())
+                    .build();
         }
     }
 
     @GET
     @Path("effects")
     public JsonObject effects(@QueryParam("messageId") String messageId, @QueryParam("subscriber") String subscriber) {
-        return Json.createObjectBuilder().add("count", orders.effects(messageId, subscriber)).build();
+        return Json.createObjectBuilder()
+                .add("count", orders.effects(messageId, subscriber))
+                .build();
     }
 
     /** Makes the local-mode MDB hold after committing {@code messageId}, before its acknowledgement. */
@@ -255,8 +301,10 @@ public class UpstreamResource {
     @GET
     @Path("mdb/handled")
     public JsonObject handled(@QueryParam("messageId") String messageId) {
-        return Json.createObjectBuilder().add("count", InboxListeners.handled(messageId))
-                .add("duplicates", InboxListeners.duplicates(messageId)).build();
+        return Json.createObjectBuilder()
+                .add("count", InboxListeners.handled(messageId))
+                .add("duplicates", InboxListeners.duplicates(messageId))
+                .build();
     }
 
     @Inject
@@ -265,8 +313,12 @@ public class UpstreamResource {
     /** The helpers' benchmark (ReliableBench): {"perSecond", "p50Millis", "p99Millis", "messages"}. */
     @POST
     @Path("bench/helpers")
-    public JsonObject benchHelpers(@QueryParam("producer") String producer, @QueryParam("topic") String topic,
-            @QueryParam("producers") int producers, @QueryParam("messages") int messages) throws Exception {
+    public JsonObject benchHelpers(
+            @QueryParam("producer") String producer,
+            @QueryParam("topic") String topic,
+            @QueryParam("producers") int producers,
+            @QueryParam("messages") int messages)
+            throws Exception {
         return bench.run(producer, topic, producers, messages);
     }
 }

@@ -28,8 +28,7 @@ public class XaInboxListener implements MessageListener {
     @Override
     public void onMessage(Message message) {
         try {
-            apps.batchingConsumer(InboxListeners.SUBSCRIBER)
-                    .consume(message, InboxListeners.effect(apps.dataSource()));
+            apps.batchingConsumer(InboxListeners.SUBSCRIBER).consume(message, InboxListeners.effect(apps.dataSource()));
         } catch (Exception e) {
             context.setRollbackOnly();
         }

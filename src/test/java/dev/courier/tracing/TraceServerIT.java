@@ -66,7 +66,8 @@ class TraceServerIT {
         try {
             String trace = hex(16);
             Http.Response sent = http.send(HttpRequest.newBuilder(http.uri("api/queues/" + queue + "/messages"))
-                    .header("Content-Type", "application/json").header("traceparent", "00-" + trace + "-" + hex(8) + "-01")
+                    .header("Content-Type", "application/json")
+                    .header("traceparent", "00-" + trace + "-" + hex(8) + "-01")
                     .POST(HttpRequest.BodyPublishers.ofString("{\"payload\": {\"n\": 1}}")));
             assertEquals(201, sent.status(), sent::toString);
             Http.Response received = http.post("api/queues/" + queue + "/receive", "{\"max\": 1}");
@@ -75,11 +76,14 @@ class TraceServerIT {
 
             JsonObject send = span(trace, "send " + queue, "PRODUCER");
             JsonObject receive = span(trace, "receive " + queue, "CONSUMER");
-            assertEquals(send.getString("id"), receive.getString("parentId"), "the receive continues the send: " + receive);
+            assertEquals(
+                    send.getString("id"), receive.getString("parentId"), "the receive continues the send: " + receive);
             assertEquals(sent.json().getString("id"), send.getJsonObject("tags").getString("messaging.message.id"));
             // The receiver is handed the receive span's context, to go on with the trace in its own work.
-            assertEquals("00-" + trace + "-" + receive.getString("id") + "-01",
-                    delivery.getJsonObject("headers").getString("traceparent"), delivery::toString);
+            assertEquals(
+                    "00-" + trace + "-" + receive.getString("id") + "-01",
+                    delivery.getJsonObject("headers").getString("traceparent"),
+                    delivery::toString);
         } finally {
             http.delete("api/queues/" + queue);
         }
@@ -87,7 +91,9 @@ class TraceServerIT {
 
     @Test
     void a_subscribers_process_span_is_the_child_of_the_publish_that_continued_the_prepare() {
-        Eventually.until("the rms mode set up", EXPORTED,
+        Eventually.until(
+                "the rms mode set up",
+                EXPORTED,
                 () -> http.post("api/scenario/orders?mode=rms", "").status() == 201);
         String trace = hex(16);
         Http.Response placed = http.send(HttpRequest.newBuilder(http.uri("api/scenario/orders?mode=rms"))
@@ -106,7 +112,9 @@ class TraceServerIT {
         JsonObject replied = span(trace, "send scenario-replies", "PRODUCER");
         JsonObject settled = span(trace, "process scenario-replies", "CONSUMER");
         assertEquals("orders", settled.getJsonObject("tags").getString("messaging.consumer.group.name"));
-        assertTrue(Long.parseLong(replied.get("timestamp").toString()) >= Long.parseLong(process.get("timestamp").toString()),
+        assertTrue(
+                Long.parseLong(replied.get("timestamp").toString())
+                        >= Long.parseLong(process.get("timestamp").toString()),
                 "the reply was prepared while the order was processed");
     }
 
@@ -114,16 +122,25 @@ class TraceServerIT {
     void a_prepare_with_all_its_headers_is_traced_and_a_confirm_with_new_headers_keeps_the_trace() {
         String name = "traced-" + Long.toHexString(System.nanoTime());
         int port = Integer.parseInt(System.getProperty("it.http.port", "19080")) + 5;
-        assertEquals(201, http.post("api/producers", "{\"name\": \"" + name + "\", \"checkBackUrl\": "
-                + "\"http://localhost:" + port + "/api/scenario/check-back/" + name + "\"}").status());
-        assertEquals(201, http.post("api/topics/" + name + "/subscribers", "{\"name\": \"audit\"}").status());
+        assertEquals(
+                201,
+                http.post(
+                                "api/producers",
+                                "{\"name\": \"" + name + "\", \"checkBackUrl\": " + "\"http://localhost:" + port
+                                        + "/api/scenario/check-back/" + name + "\"}")
+                        .status());
+        assertEquals(
+                201,
+                http.post("api/topics/" + name + "/subscribers", "{\"name\": \"audit\"}")
+                        .status());
         StringBuilder headers = new StringBuilder();
         for (int i = 0; i < 32; i++) { // the most a caller may give: the trace header is Courier's, on top
             headers.append(i == 0 ? "" : ", ").append("\"h").append(i).append("\": \"v\"");
         }
         String trace = hex(16);
         Http.Response prepared = http.send(HttpRequest.newBuilder(http.uri("api/messages"))
-                .header("Content-Type", "application/json").header("traceparent", "00-" + trace + "-" + hex(8) + "-01")
+                .header("Content-Type", "application/json")
+                .header("traceparent", "00-" + trace + "-" + hex(8) + "-01")
                 .POST(HttpRequest.BodyPublishers.ofString("{\"topic\": \"" + name + "\", \"producer\": \"" + name
                         + "\", \"payload\": {\"n\": 1}, \"headers\": {" + headers + "}}")));
         assertEquals(201, prepared.status(), "tracing on does not push a prepare over the header limit: " + prepared);
@@ -133,7 +150,9 @@ class TraceServerIT {
 
         JsonObject prepare = span(trace, "send " + name, "PRODUCER");
         JsonObject publish = span(trace, "publish " + name, "PRODUCER");
-        assertEquals(prepare.getString("id"), publish.getString("parentId"),
+        assertEquals(
+                prepare.getString("id"),
+                publish.getString("parentId"),
                 "the confirm's own headers left out traceparent: the publish goes on from the prepare");
     }
 

@@ -45,21 +45,28 @@ class PostgresTwoPhaseIT {
             Http.Response created = http.post("api/twophase/probes", "{\"body\": \"2pc-" + UUID.randomUUID() + "\"}");
             assertEquals(201, created.status(), created::toString);
             String id = created.json().getString("id");
-            Eventually.until("receipt of " + id, Duration.ofSeconds(30),
+            Eventually.until(
+                    "receipt of " + id,
+                    Duration.ofSeconds(30),
                     () -> !http.get("api/twophase/probes/" + id).json().isNull("receipt"));
 
             // Two XA transactions ran: the probe's (row + send) and the listener's (receive + receipt).
             assertTrue(calls(db, "PREPARE TRANSACTION%") >= prepares + 2, "PREPARE TRANSACTION was executed");
             assertTrue(calls(db, "COMMIT PREPARED%") >= commits + 2, "COMMIT PREPARED was executed");
-            assertEquals(0, count(db, "SELECT COUNT(*) FROM pg_prepared_xacts WHERE database = current_database()"),
+            assertEquals(
+                    0,
+                    count(db, "SELECT COUNT(*) FROM pg_prepared_xacts WHERE database = current_database()"),
                     "no prepared transaction is left behind");
         }
     }
 
     private static Connection connect() throws SQLException {
         String url = "jdbc:postgresql://" + System.getProperty("courier.db.host", "localhost") + ":"
-                + System.getProperty("courier.db.port", "5432") + "/" + System.getProperty("courier.db.name", "courier");
-        return DriverManager.getConnection(url, System.getProperty("courier.db.user", "courier"),
+                + System.getProperty("courier.db.port", "5432") + "/"
+                + System.getProperty("courier.db.name", "courier");
+        return DriverManager.getConnection(
+                url,
+                System.getProperty("courier.db.user", "courier"),
                 System.getProperty("courier.db.password", "courier"));
     }
 
@@ -68,7 +75,8 @@ class PostgresTwoPhaseIT {
     }
 
     private static long count(Connection db, String sql) throws SQLException {
-        try (Statement statement = db.createStatement(); ResultSet rows = statement.executeQuery(sql)) {
+        try (Statement statement = db.createStatement();
+                ResultSet rows = statement.executeQuery(sql)) {
             rows.next();
             return rows.getLong(1);
         }

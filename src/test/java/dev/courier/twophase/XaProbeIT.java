@@ -70,8 +70,10 @@ class XaProbeIT {
 
         Broker.sendText(QUEUE, "a second copy", XaProbe.RECORD_ID, id); // as if the broker delivered twice
 
-        Eventually.until("the copy consumed", DELIVERY, () -> Broker.messageCount(QUEUE) == 0
-                && Broker.messagesAdded(QUEUE) == before + 1);
+        Eventually.until(
+                "the copy consumed",
+                DELIVERY,
+                () -> Broker.messageCount(QUEUE) == 0 && Broker.messagesAdded(QUEUE) == before + 1);
         JsonObject receipt = http.get("api/twophase/probes/" + id).json().getJsonObject("receipt");
         assertEquals(original.getString("messageId"), receipt.getString("messageId"), "the first receipt stands");
         assertEquals(original.getString("body"), receipt.getString("body"));
@@ -83,9 +85,11 @@ class XaProbeIT {
         double committed = count(metrics, "committed");
         double rolledBack = count(metrics, "rolled_back");
 
-        assertEquals(201, http.post("api/twophase/probes", json(unique("counted"))).status());
+        assertEquals(
+                201, http.post("api/twophase/probes", json(unique("counted"))).status());
         http.post("api/test/faults/" + XaProbe.AFTER_SEND, "");
-        assertEquals(500, http.post("api/twophase/probes", json(unique("counted"))).status());
+        assertEquals(
+                500, http.post("api/twophase/probes", json(unique("counted"))).status());
 
         assertEquals(committed + 1, count(metrics, "committed"));
         assertEquals(rolledBack + 1, count(metrics, "rolled_back"));
@@ -93,7 +97,8 @@ class XaProbeIT {
 
     private static double count(Metrics metrics, String outcome) {
         return metrics.has("courier_xa_transactions_total", "use", "probe", "outcome", outcome)
-                ? metrics.value("courier_xa_transactions_total", "use", "probe", "outcome", outcome) : 0;
+                ? metrics.value("courier_xa_transactions_total", "use", "probe", "outcome", outcome)
+                : 0;
     }
 
     @Test
@@ -116,8 +121,10 @@ class XaProbeIT {
     void should_leave_neither_row_nor_message_when_the_caller_sets_rollback_only() {
         long before = Broker.messagesAdded(QUEUE);
 
-        Http.Response response = http.post("api/test/probes/rollback-only?body="
-                + URLEncoder.encode(unique("rollback-only"), StandardCharsets.UTF_8), "");
+        Http.Response response = http.post(
+                "api/test/probes/rollback-only?body="
+                        + URLEncoder.encode(unique("rollback-only"), StandardCharsets.UTF_8),
+                "");
 
         assertEquals(200, response.status(), response::toString);
         String id = response.json().getString("id");

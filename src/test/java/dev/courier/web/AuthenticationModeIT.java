@@ -43,20 +43,25 @@ class AuthenticationModeIT {
         // the second server's schema check may fail first (seen in CI). Once per CI run is enough for this check.
         Assumptions.assumeTrue("postgres".equals(System.getProperty("courier.db")), "needs a shared database");
         int port = Integer.parseInt(System.getProperty("it.http.port", "19080"));
-        LibertyProcess server = new LibertyProcess("courier-badauth", port + 7, port + 8)
-                .environment("COURIER_AUTH", CREDENTIALS);
+        LibertyProcess server =
+                new LibertyProcess("courier-badauth", port + 7, port + 8).environment("COURIER_AUTH", CREDENTIALS);
         Path log = server.messagesLog();
         Files.deleteIfExists(log);
         server.deploy();
         try {
             server.launch();
-            Eventually.until("the refusal in the log", Duration.ofSeconds(150), () -> read(log)
-                    .contains("COURIER_AUTH (courier.auth) is a value that is not a mode"));
-            Eventually.until("the application failed", Duration.ofSeconds(30),
+            Eventually.until(
+                    "the refusal in the log",
+                    Duration.ofSeconds(150),
+                    () -> read(log).contains("COURIER_AUTH (courier.auth) is a value that is not a mode"));
+            Eventually.until(
+                    "the application failed",
+                    Duration.ofSeconds(30),
                     () -> read(log).contains("CNTR4006E") || read(log).contains("CWWKZ0002E"));
             assertNotEquals(200, readiness(server));
             // Courier's own lines never show the value (Liberty's CWWKG0090E names the file it could not include).
-            assertFalse(read(log).lines().filter(l -> l.contains("dev.courier")).anyMatch(l -> l.contains("s3cret")),
+            assertFalse(
+                    read(log).lines().filter(l -> l.contains("dev.courier")).anyMatch(l -> l.contains("s3cret")),
                     "Courier's message shows the value");
         } finally {
             LibertyProcess.stopAll(server);

@@ -51,23 +51,40 @@ class ClientErrorsIT {
             String messages = "api/queues/" + queue + "/messages";
             for (int round = 0; round < 5; round++) {
                 http.post(messages, "{\"payload\": " + round + "}");
-                JsonObject lease = http.post("api/queues/" + queue + "/receive", "{\"max\": 1}").json()
-                        .getJsonArray("messages").getJsonObject(0);
+                JsonObject lease = http.post("api/queues/" + queue + "/receive", "{\"max\": 1}")
+                        .json()
+                        .getJsonArray("messages")
+                        .getJsonObject(0);
                 String message = messages + "/" + lease.getString("id");
                 String token = "?leaseToken=" + lease.getString("leaseToken");
                 assertEquals(409, http.delete(message + token + "x").status(), "a stale lease token");
                 assertEquals(204, http.delete(message + token).status());
                 assertEquals(410, http.delete(message + token).status(), "a retried ack");
-                assertEquals(410, http.post(message + "/renew", "{\"leaseToken\": \"" + lease.getString("leaseToken")
-                        + "\", \"extendSeconds\": 5}").status(), "a renewal of a gone message");
-                assertEquals(404, http.post("api/queues/nosuch" + queue + "/messages", "{\"payload\": 1}").status());
-                assertEquals(404, http.post("api/queues/nosuch" + queue + "/receive", "{\"max\": 1}").status());
+                assertEquals(
+                        410,
+                        http.post(
+                                        message + "/renew",
+                                        "{\"leaseToken\": \"" + lease.getString("leaseToken")
+                                                + "\", \"extendSeconds\": 5}")
+                                .status(),
+                        "a renewal of a gone message");
+                assertEquals(
+                        404,
+                        http.post("api/queues/nosuch" + queue + "/messages", "{\"payload\": 1}")
+                                .status());
+                assertEquals(
+                        404,
+                        http.post("api/queues/nosuch" + queue + "/receive", "{\"max\": 1}")
+                                .status());
                 assertEquals(404, http.get("api/messages/nope").status());
                 assertEquals(404, http.post("api/messages/nope/confirm", "").status());
                 assertEquals(404, http.delete("api/messages/nope").status());
                 assertEquals(404, http.get("api/producers/nobody").status());
                 assertEquals(404, http.get("api/topics/nothing").status());
-                assertEquals(400, http.post("api/topics/no%20such%20name/subscribers", "{\"name\": \"a\"}").status());
+                assertEquals(
+                        400,
+                        http.post("api/topics/no%20such%20name/subscribers", "{\"name\": \"a\"}")
+                                .status());
             }
         } finally {
             http.delete("api/queues/" + queue);
@@ -84,7 +101,8 @@ class ClientErrorsIT {
             }
         }
         assertTrue(problems.isEmpty(), () -> "client errors left incident files: " + problems);
-        List<String> errors = lines(LOGS.resolve("messages.log")).stream().skip(logged)
+        List<String> errors = lines(LOGS.resolve("messages.log")).stream()
+                .skip(logged)
                 .filter(line -> line.contains(" E ")
                         && (line.contains(queue) || line.contains("dev.courier") || line.contains("WLTC0017E")))
                 .toList();
@@ -101,15 +119,22 @@ class ClientErrorsIT {
         try (Stream<Path> files = Files.list(ffdc)) {
             return files.filter(f -> f.getFileName().toString().startsWith("ffdc_"))
                     .filter(f -> f.toFile().lastModified() >= started)
-                    .map(f -> Map.entry(f, lines(f).stream().filter(l -> l.startsWith("Exception = "))
-                            .map(l -> l.substring("Exception = ".length()).strip()).findFirst().orElse("")))
+                    .map(f -> Map.entry(
+                            f,
+                            lines(f).stream()
+                                    .filter(l -> l.startsWith("Exception = "))
+                                    .map(l ->
+                                            l.substring("Exception = ".length()).strip())
+                                    .findFirst()
+                                    .orElse("")))
                     .toList();
         }
     }
 
     private static boolean isProblem(String type) {
         try {
-            return ProblemException.class.isAssignableFrom(Class.forName(type, false, ClientErrorsIT.class.getClassLoader()));
+            return ProblemException.class.isAssignableFrom(
+                    Class.forName(type, false, ClientErrorsIT.class.getClassLoader()));
         } catch (ClassNotFoundException e) {
             return false; // not one of Courier's types
         }

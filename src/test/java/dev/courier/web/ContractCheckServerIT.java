@@ -35,8 +35,8 @@ import org.yaml.snakeyaml.Yaml;
 class ContractCheckServerIT {
 
     private static final Path DOCUMENT = Path.of("src/main/resources/META-INF/openapi.yaml");
-    private static final Path ANSWERS = Path.of(System.getProperty("it.data.dir", "target/it-data"), "contract",
-            "responses.jsonl");
+    private static final Path ANSWERS =
+            Path.of(System.getProperty("it.data.dir", "target/it-data"), "contract", "responses.jsonl");
 
     private Map<String, Object> document;
 
@@ -56,8 +56,10 @@ class ContractCheckServerIT {
             String method = answer.getString("method");
             String path = answer.getString("path");
             int status = answer.getInt("status");
-            Operation operation = operations.stream().filter(o -> o.matches(method, path))
-                    .max(Comparator.comparingInt(Operation::literals)).orElse(null);
+            Operation operation = operations.stream()
+                    .filter(o -> o.matches(method, path))
+                    .max(Comparator.comparingInt(Operation::literals))
+                    .orElse(null);
             if (operation == null) {
                 if (status != 404 && status != 405) {
                     failures.add(method + " " + path + " → " + status + ": no such operation in the document");
@@ -72,7 +74,9 @@ class ContractCheckServerIT {
             }
             String type = answer.getString("contentType").split(";")[0].trim();
             Map<String, Object> content = map(response.get("content"));
-            if (content == null || type.isEmpty() || answer.getString("body").isEmpty()
+            if (content == null
+                    || type.isEmpty()
+                    || answer.getString("body").isEmpty()
                     || answer.getBoolean("truncated", false)) {
                 continue;
             }
@@ -89,8 +93,10 @@ class ContractCheckServerIT {
         }
         assertTrue(answers > 100, "the tests' answers were recorded: " + answers);
         report(operations, seen);
-        assertTrue(failures.isEmpty(), failures.size() + " disagreements between the document and the "
-                + answers + " answers:\n" + String.join("\n", failures));
+        assertTrue(
+                failures.isEmpty(),
+                failures.size() + " disagreements between the document and the " + answers + " answers:\n"
+                        + String.join("\n", failures));
     }
 
     /** Prints the documented statuses that no test produced: the document's claims no test holds yet. */
@@ -104,11 +110,16 @@ class ContractCheckServerIT {
                 if (seen.getOrDefault(operation.name(), Set.of()).contains(status)) {
                     observed++;
                 } else {
-                    unseen.append("  ").append(operation.name()).append(' ').append(status).append('\n');
+                    unseen.append("  ")
+                            .append(operation.name())
+                            .append(' ')
+                            .append(status)
+                            .append('\n');
                 }
             }
         }
-        System.out.printf("contract: %d of %d documented (operation, status) pairs seen in the tests; not seen:%n%s",
+        System.out.printf(
+                "contract: %d of %d documented (operation, status) pairs seen in the tests; not seen:%n%s",
                 observed, documented, unseen);
     }
 
@@ -141,7 +152,8 @@ class ContractCheckServerIT {
         if (schema.get("allOf") instanceof List<?> all) {
             schema = merged(all); // one object of all the parts' properties: each part alone would miss the others'
         }
-        if (schema.get("enum") instanceof List<?> allowed && value instanceof jakarta.json.JsonString s
+        if (schema.get("enum") instanceof List<?> allowed
+                && value instanceof jakarta.json.JsonString s
                 && allowed.stream().noneMatch(a -> String.valueOf(a).equals(s.getString()))) {
             errors.add(where + " = " + s.getString() + " is not one of " + allowed);
         }
@@ -158,7 +170,9 @@ class ContractCheckServerIT {
                 JsonObject object = value.asJsonObject();
                 Map<String, Object> properties = map(schema.get("properties"));
                 if (schema.get("required") instanceof List<?> required) {
-                    required.stream().map(String::valueOf).filter(name -> !object.containsKey(name))
+                    required.stream()
+                            .map(String::valueOf)
+                            .filter(name -> !object.containsKey(name))
                             .forEach(name -> errors.add(where + " lacks required property " + name));
                 }
                 Object additional = schema.get("additionalProperties");
@@ -201,7 +215,8 @@ class ContractCheckServerIT {
                 }
             }
             case "boolean" -> {
-                if (value.getValueType() != JsonValue.ValueType.TRUE && value.getValueType() != JsonValue.ValueType.FALSE) {
+                if (value.getValueType() != JsonValue.ValueType.TRUE
+                        && value.getValueType() != JsonValue.ValueType.FALSE) {
                     errors.add(where + " is " + value.getValueType() + ", not a boolean");
                 }
             }
@@ -248,11 +263,15 @@ class ContractCheckServerIT {
 
     private List<Operation> operations() {
         List<Operation> all = new ArrayList<>();
-        map(document.get("paths")).forEach((path, item) -> map(item).forEach((verb, operation) -> {
-            if (Set.of("get", "put", "post", "delete", "patch").contains(verb)) {
-                all.add(new Operation(verb.toUpperCase(Locale.ROOT), path, map(map(operation).get("responses"))));
-            }
-        }));
+        map(document.get("paths"))
+                .forEach((path, item) -> map(item).forEach((verb, operation) -> {
+                    if (Set.of("get", "put", "post", "delete", "patch").contains(verb)) {
+                        all.add(new Operation(
+                                verb.toUpperCase(Locale.ROOT),
+                                path,
+                                map(map(operation).get("responses"))));
+                    }
+                }));
         return all;
     }
 
@@ -280,7 +299,9 @@ class ContractCheckServerIT {
         }
 
         int literals() {
-            return (int) java.util.Arrays.stream(template.split("/")).filter(s -> !s.startsWith("{")).count();
+            return (int) java.util.Arrays.stream(template.split("/"))
+                    .filter(s -> !s.startsWith("{"))
+                    .count();
         }
 
         Set<String> statuses() {

@@ -64,15 +64,24 @@ class ContractIT {
         QueueApi queues = new QueueApi(admin);
         QueueApi producer = new QueueApi(client("producer"));
         QueueApi consumer = new QueueApi(client("consumer"));
-        String queue = "contract_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
-        assertEquals(1, queues.queueDefine(queue, new QueueDefinition().maxAttempts(1).leaseSeconds(30.0)).getMaxAttempts());
+        String queue =
+                "contract_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        assertEquals(
+                1,
+                queues.queueDefine(queue, new QueueDefinition().maxAttempts(1).leaseSeconds(30.0))
+                        .getMaxAttempts());
         try {
-            UUID id = producer.queueSend(queue, new SendRequest().payload(Map.of("order", 7)).key("order-7")).getId();
-            List<Delivery> received = consumer.queueReceive(queue, new ReceiveRequest().max(1)).getMessages();
+            UUID id = producer.queueSend(
+                            queue, new SendRequest().payload(Map.of("order", 7)).key("order-7"))
+                    .getId();
+            List<Delivery> received =
+                    consumer.queueReceive(queue, new ReceiveRequest().max(1)).getMessages();
             assertEquals(id, received.get(0).getId());
             String token = received.get(0).getLeaseToken();
-            assertTrue(consumer.queueRenewLease(queue, id, new LeaseRenewal().leaseToken(token).extendSeconds(60.0))
-                    .getLeaseExpiresAt().isAfter(java.time.OffsetDateTime.now().plusSeconds(30)));
+            assertTrue(consumer.queueRenewLease(
+                            queue, id, new LeaseRenewal().leaseToken(token).extendSeconds(60.0))
+                    .getLeaseExpiresAt()
+                    .isAfter(java.time.OffsetDateTime.now().plusSeconds(30)));
             consumer.queueAck(queue, id, token, null);
             assertEquals(0, queues.queueGet(queue).getDepth());
 
@@ -81,11 +90,22 @@ class ContractIT {
             assertEquals("urn:courier:problem:message-gone", problem(gone).getString("type"));
 
             // A message to the dead letters (one attempt, released) and back.
-            UUID dead = producer.queueSend(queue, new SendRequest().payload("again")).getId();
-            Delivery leased = consumer.queueReceive(queue, new ReceiveRequest().max(1)).getMessages().get(0);
-            consumer.queueRelease(queue, dead, new ReleaseRequest().leaseToken(leased.getLeaseToken()).reason("contract"));
-            assertEquals(dead, queues.deadList(queue, null, null).getMessages().get(0).getId());
-            assertEquals(1, queues.deadReplay(queue, new ReplayRequest().ids(List.of(dead))).getReplayed());
+            UUID dead = producer.queueSend(queue, new SendRequest().payload("again"))
+                    .getId();
+            Delivery leased = consumer.queueReceive(queue, new ReceiveRequest().max(1))
+                    .getMessages()
+                    .get(0);
+            consumer.queueRelease(
+                    queue,
+                    dead,
+                    new ReleaseRequest().leaseToken(leased.getLeaseToken()).reason("contract"));
+            assertEquals(
+                    dead,
+                    queues.deadList(queue, null, null).getMessages().get(0).getId());
+            assertEquals(
+                    1,
+                    queues.deadReplay(queue, new ReplayRequest().ids(List.of(dead)))
+                            .getReplayed());
             assertEquals("READY", queues.queueGetMessage(queue, dead).getState().getValue());
         } finally {
             queues.queueDrop(queue);
@@ -97,17 +117,30 @@ class ContractIT {
         ReliableApi reliable = new ReliableApi(admin);
         String producer = "contract-" + UUID.randomUUID().toString().substring(0, 8);
         String topic = "contract-topic-" + UUID.randomUUID().toString().substring(0, 8);
-        reliable.producerRegister(new ProducerRegistration().name(producer)
-                .checkBackUrl(URI.create("http://localhost:" + System.getProperty("it.http.port", "19080") + "/api/test/upstream/" + producer)));
-        reliable.topicSubscribe(topic, new SubscribeRequest().name("billing").retryLimit(3).deliveryTimeoutSeconds(java.math.BigDecimal.valueOf(60)));
-        UUID id = reliable.messagePrepare(new PrepareRequest().topic(topic).producer(producer).payload(Map.of("order", 8))).getId();
+        reliable.producerRegister(new ProducerRegistration()
+                .name(producer)
+                .checkBackUrl(URI.create("http://localhost:" + System.getProperty("it.http.port", "19080")
+                        + "/api/test/upstream/" + producer)));
+        reliable.topicSubscribe(
+                topic,
+                new SubscribeRequest()
+                        .name("billing")
+                        .retryLimit(3)
+                        .deliveryTimeoutSeconds(java.math.BigDecimal.valueOf(60)));
+        UUID id = reliable.messagePrepare(
+                        new PrepareRequest().topic(topic).producer(producer).payload(Map.of("order", 8)))
+                .getId();
         assertEquals("PENDING", reliable.messageGet(id).getState().getValue());
-        assertEquals("SENT", reliable.messageConfirm(id, new ConfirmRequest()).getState().getValue());
+        assertEquals(
+                "SENT",
+                reliable.messageConfirm(id, new ConfirmRequest()).getState().getValue());
         reliable.messageConsumed(id, new ConsumedRequest().subscriber("billing"));
         ReliableMessageDetail completed = Eventually.await("completed", Duration.ofSeconds(10), () -> {
             try {
                 ReliableMessageDetail m = reliable.messageGet(id);
-                return "COMPLETED".equals(m.getState().getValue()) ? java.util.Optional.of(m) : java.util.Optional.empty();
+                return "COMPLETED".equals(m.getState().getValue())
+                        ? java.util.Optional.of(m)
+                        : java.util.Optional.empty();
             } catch (ApiException e) {
                 throw new IllegalStateException(e);
             }
@@ -124,12 +157,15 @@ class ContractIT {
     @Test
     void an_xa_probe_the_audit_and_the_console_numbers_answer_as_documented() throws Exception {
         TwophaseApi twophase = new TwophaseApi(admin);
-        String probe = twophase.probeCreate(new ProbeRequest().body("contract")).getId().toString();
+        String probe = twophase.probeCreate(new ProbeRequest().body("contract"))
+                .getId()
+                .toString();
         assertEquals("contract", twophase.probeGet(probe).getBody());
         assertFalse(new AuditApi(admin).auditList(10, null).getEntries().isEmpty());
         assertFalse(new ConsoleApi(admin).consoleMetrics().getMetrics().isEmpty());
 
-        ApiException forbidden = assertThrows(ApiException.class, () -> new AuditApi(client("consumer")).auditList(10, null));
+        ApiException forbidden =
+                assertThrows(ApiException.class, () -> new AuditApi(client("consumer")).auditList(10, null));
         assertEquals(403, forbidden.getCode());
     }
 

@@ -24,7 +24,10 @@ class LoginThrottleTest {
         throttle.failed("10.0.0.1", t0.plusSeconds(10));
         assertEquals(Duration.ZERO, throttle.wait("10.0.0.1", t0.plusSeconds(11)), "two failures: still free");
         throttle.failed("10.0.0.1", t0.plusSeconds(20));
-        assertEquals(Duration.ofSeconds(39), throttle.wait("10.0.0.1", t0.plusSeconds(21)), "until the first failure is a minute old");
+        assertEquals(
+                Duration.ofSeconds(39),
+                throttle.wait("10.0.0.1", t0.plusSeconds(21)),
+                "until the first failure is a minute old");
         assertEquals(Duration.ZERO, throttle.wait("10.0.0.2", t0.plusSeconds(21)), "another address");
         assertEquals(Duration.ZERO, throttle.wait("10.0.0.1", t0.plusSeconds(60)), "the first failure aged out");
     }
@@ -35,7 +38,9 @@ class LoginThrottleTest {
         for (int s = 0; s <= 100; s += 10) {
             throttle.failed("10.0.0.1", t0.plusSeconds(s));
         }
-        assertEquals(Duration.ofSeconds(40), throttle.wait("10.0.0.1", t0.plusSeconds(100)),
+        assertEquals(
+                Duration.ofSeconds(40),
+                throttle.wait("10.0.0.1", t0.plusSeconds(100)),
                 "the oldest of the last three failures (80 s) is a minute old at 140 s");
         assertEquals(Duration.ZERO, throttle.wait("10.0.0.1", t0.plusSeconds(141)));
     }

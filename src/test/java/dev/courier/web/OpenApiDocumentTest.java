@@ -32,7 +32,8 @@ import org.yaml.snakeyaml.Yaml;
  */
 class OpenApiDocumentTest {
 
-    private static final java.nio.file.Path DOCUMENT = java.nio.file.Path.of("src/main/resources/META-INF/openapi.yaml");
+    private static final java.nio.file.Path DOCUMENT =
+            java.nio.file.Path.of("src/main/resources/META-INF/openapi.yaml");
     private static final Set<String> OPEN = Set.of("GET /api/scenario/check-back/{service}");
 
     private static Map<String, Object> document;
@@ -53,7 +54,8 @@ class OpenApiDocumentTest {
                 String verb = verb(method);
                 if (verb != null) {
                     Path path = method.getAnnotation(Path.class);
-                    declared.add(verb + " " + base + (path == null ? "" : "/" + path.value().replaceAll("^/|/$", "")));
+                    declared.add(verb + " " + base
+                            + (path == null ? "" : "/" + path.value().replaceAll("^/|/$", "")));
                 }
             }
         }
@@ -67,10 +69,15 @@ class OpenApiDocumentTest {
             assertTrue(ids.add((String) operation.get("operationId")), name + ": a unique operationId");
             assertTrue(operation.get("summary") instanceof String, name + ": a summary");
             Map<String, Object> responses = map(operation.get("responses"));
-            assertTrue(responses.keySet().stream().anyMatch(code -> String.valueOf(code).startsWith("2")), name + ": a success answer");
+            assertTrue(
+                    responses.keySet().stream()
+                            .anyMatch(code -> String.valueOf(code).startsWith("2")),
+                    name + ": a success answer");
             if (!OPEN.contains(name)) {
-                assertTrue(responses.containsKey("401") || responses.containsKey(401), name + ": 401 for no credentials");
-                assertTrue(responses.containsKey("403") || responses.containsKey(403), name + ": 403 for the wrong role");
+                assertTrue(
+                        responses.containsKey("401") || responses.containsKey(401), name + ": 401 for no credentials");
+                assertTrue(
+                        responses.containsKey("403") || responses.containsKey(403), name + ": 403 for the wrong role");
             }
             responses.forEach((code, answer) -> {
                 Map<String, Object> response = resolve(map(answer));
@@ -78,15 +85,20 @@ class OpenApiDocumentTest {
                 if (String.valueOf(code).matches("[45]\\d\\d")) {
                     Map<String, Object> content = map(response.get("content"));
                     assertTrue(content.containsKey("application/problem+json"), name + " " + code + ": a problem body");
-                    assertEquals("#/components/schemas/Problem",
-                            map(map(content.get("application/problem+json")).get("schema")).get("$ref"), name + " " + code);
+                    assertEquals(
+                            "#/components/schemas/Problem",
+                            map(map(content.get("application/problem+json")).get("schema"))
+                                    .get("$ref"),
+                            name + " " + code);
                 }
             });
             if (operation.containsKey("requestBody")) {
-                Map<String, Object> json = map(map(map(resolve(map(operation.get("requestBody")))).get("content"))
-                        .get("application/json"));
+                Map<String, Object> json =
+                        map(map(map(resolve(map(operation.get("requestBody")))).get("content"))
+                                .get("application/json"));
                 Map<String, Object> schema = map(json.get("schema"));
-                assertTrue(schema.containsKey("$ref") || schema.containsKey("oneOf"), name + ": a named request schema");
+                assertTrue(
+                        schema.containsKey("$ref") || schema.containsKey("oneOf"), name + ": a named request schema");
             }
         });
     }
@@ -109,11 +121,12 @@ class OpenApiDocumentTest {
     /** "VERB /path" → operation. */
     private static Map<String, Map<String, Object>> operations() {
         Map<String, Map<String, Object>> all = new java.util.TreeMap<>();
-        map(document.get("paths")).forEach((path, item) -> map(item).forEach((verb, operation) -> {
-            if (Set.of("get", "put", "post", "delete", "patch").contains(verb)) {
-                all.put(verb.toUpperCase(java.util.Locale.ROOT) + " " + path, map(operation));
-            }
-        }));
+        map(document.get("paths"))
+                .forEach((path, item) -> map(item).forEach((verb, operation) -> {
+                    if (Set.of("get", "put", "post", "delete", "patch").contains(verb)) {
+                        all.put(verb.toUpperCase(java.util.Locale.ROOT) + " " + path, map(operation));
+                    }
+                }));
         return all;
     }
 
@@ -167,8 +180,11 @@ class OpenApiDocumentTest {
         java.nio.file.Path classes = java.nio.file.Path.of("target/classes");
         List<Class<?>> found = new ArrayList<>();
         try (Stream<java.nio.file.Path> files = Files.walk(classes)) {
-            for (java.nio.file.Path file : files.filter(f -> f.toString().endsWith(".class") && !f.toString().contains("$")).toList()) {
-                String name = classes.relativize(file).toString().replace('/', '.').replaceAll("\\.class$", "");
+            for (java.nio.file.Path file : files.filter(f ->
+                            f.toString().endsWith(".class") && !f.toString().contains("$"))
+                    .toList()) {
+                String name =
+                        classes.relativize(file).toString().replace('/', '.').replaceAll("\\.class$", "");
                 Class<?> type = Class.forName(name, false, OpenApiDocumentTest.class.getClassLoader());
                 if (type.isAnnotationPresent(Path.class)) {
                     found.add(type);

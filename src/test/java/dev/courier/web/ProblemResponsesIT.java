@@ -53,13 +53,17 @@ class ProblemResponsesIT {
 
     @Test
     void should_answer_431_for_too_many_or_too_large_headers() {
-        java.net.http.HttpRequest.Builder many = java.net.http.HttpRequest.newBuilder(http.uri("api/queues")).GET();
+        java.net.http.HttpRequest.Builder many =
+                java.net.http.HttpRequest.newBuilder(http.uri("api/queues")).GET();
         for (int i = 0; i < 101; i++) {
             many.header("X-Padding-" + i, "x");
         }
         assertProblem(431, http.send(many));
-        assertProblem(431, http.send(java.net.http.HttpRequest.newBuilder(http.uri("api/queues"))
-                .header("X-Padding", "x".repeat(17_000)).GET()));
+        assertProblem(
+                431,
+                http.send(java.net.http.HttpRequest.newBuilder(http.uri("api/queues"))
+                        .header("X-Padding", "x".repeat(17_000))
+                        .GET()));
         assertEquals(200, http.get("api/queues").status(), "an ordinary request passes");
     }
 
@@ -82,25 +86,35 @@ class ProblemResponsesIT {
     @Test
     void should_serve_the_written_openapi_document_as_it_is() throws java.io.IOException {
         Http.Response openapi = http.send(java.net.http.HttpRequest.newBuilder(http.uri("openapi"))
-                .header("Accept", "application/json").GET());
+                .header("Accept", "application/json")
+                .GET());
         assertEquals(200, openapi.status());
         java.util.Set<String> served = new java.util.TreeSet<>();
-        openapi.json().getJsonObject("paths").forEach((path, item) -> item.asJsonObject().forEach((verb, operation) -> {
-            if (operation.getValueType() == jakarta.json.JsonValue.ValueType.OBJECT && operation.asJsonObject().containsKey("operationId")) {
-                served.add(operation.asJsonObject().getString("operationId"));
-            }
-        }));
+        openapi.json()
+                .getJsonObject("paths")
+                .forEach((path, item) -> item.asJsonObject().forEach((verb, operation) -> {
+                    if (operation.getValueType() == jakarta.json.JsonValue.ValueType.OBJECT
+                            && operation.asJsonObject().containsKey("operationId")) {
+                        served.add(operation.asJsonObject().getString("operationId"));
+                    }
+                }));
         java.util.Set<String> written = new java.util.TreeSet<>();
-        try (java.io.Reader reader = java.nio.file.Files.newBufferedReader(java.nio.file.Path.of("src/main/resources/META-INF/openapi.yaml"))) {
+        try (java.io.Reader reader = java.nio.file.Files.newBufferedReader(
+                java.nio.file.Path.of("src/main/resources/META-INF/openapi.yaml"))) {
             Object paths = ((java.util.Map<?, ?>) new org.yaml.snakeyaml.Yaml().load(reader)).get("paths");
-            ((java.util.Map<?, ?>) paths).values().forEach(item -> ((java.util.Map<?, ?>) item).values().forEach(operation -> {
-                if (operation instanceof java.util.Map<?, ?> o && o.get("operationId") instanceof String id) {
-                    written.add(id);
-                }
-            }));
+            ((java.util.Map<?, ?>) paths)
+                    .values()
+                    .forEach(item -> ((java.util.Map<?, ?>) item).values().forEach(operation -> {
+                        if (operation instanceof java.util.Map<?, ?> o && o.get("operationId") instanceof String id) {
+                            written.add(id);
+                        }
+                    }));
         }
         assertEquals(written, served, "the document served is the one written, nothing scanned added");
-        assertTrue(openapi.json().getJsonObject("components").getJsonObject("schemas").containsKey("Problem"));
+        assertTrue(openapi.json()
+                .getJsonObject("components")
+                .getJsonObject("schemas")
+                .containsKey("Problem"));
     }
 
     private static void assertProblem(int status, Http.Response response) {

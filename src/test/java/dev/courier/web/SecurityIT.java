@@ -91,8 +91,8 @@ class SecurityIT {
             Map.entry("GET /api/twophase/probes/{id}", ADMIN)));
 
     /** The users bin/credentials --test made, and the roles their groups grant. */
-    private static final Map<String, Set<String>> USERS = Map.of(
-            "admin", ANY_ROLE, "producer", PRODUCER, "consumer", CONSUMER, "nobody", OPEN);
+    private static final Map<String, Set<String>> USERS =
+            Map.of("admin", ANY_ROLE, "producer", PRODUCER, "consumer", CONSUMER, "nobody", OPEN);
 
     private final Http http = Http.server();
 
@@ -109,7 +109,8 @@ class SecurityIT {
     @Test
     void should_refuse_every_operation_to_callers_without_its_role_and_let_those_with_it_through() {
         Set<String> listed = operations();
-        assertEquals(new TreeSet<>(EXPECTED.keySet()), listed, "every operation has an entry, every entry an operation");
+        assertEquals(
+                new TreeSet<>(EXPECTED.keySet()), listed, "every operation has an entry, every entry an operation");
         List<String> wrong = new ArrayList<>();
         for (String operation : listed) {
             Set<String> allowed = EXPECTED.get(operation);
@@ -140,8 +141,10 @@ class SecurityIT {
         assertEquals(401, unknown.status(), "an unknown path looks the same to an anonymous caller: " + unknown);
         assertEquals(anonymous.json(), unknown.json());
 
-        Http.Response wrongPassword = http.anonymous().send(HttpRequest.newBuilder(http.uri("api/queues"))
-                .header("Authorization", Http.basic("admin", "not-the-password")).GET());
+        Http.Response wrongPassword = http.anonymous()
+                .send(HttpRequest.newBuilder(http.uri("api/queues"))
+                        .header("Authorization", Http.basic("admin", "not-the-password"))
+                        .GET());
         assertEquals(401, wrongPassword.status(), wrongPassword::toString);
 
         Http.Response forbidden = http.as("consumer").put("api/queues/security_probe", "{}");
@@ -161,13 +164,17 @@ class SecurityIT {
         Http.Response refused = remote.get("api/queues");
         assertEquals(403, refused.status(), refused::toString);
         assertEquals("urn:courier:problem:https-required", refused.json().getString("type"), refused::toString);
-        Http.Response wrong = remote.send(HttpRequest.newBuilder(remote.uri("api/queues")).header("Authorization",
-                Http.basic("admin", "wrong")).GET());
+        Http.Response wrong = remote.send(HttpRequest.newBuilder(remote.uri("api/queues"))
+                .header("Authorization", Http.basic("admin", "wrong"))
+                .GET());
         assertEquals(403, wrong.status(), "a wrong password is refused the same way: " + wrong);
         assertEquals(200, http.get("api/queues").status(), "from this machine, plain HTTP is accepted");
         assertEquals(200, remote.anonymous().get("health/ready").status(), "health needs no password");
 
-        assertEquals(200, httpsStatus(host, "api/queues", http.authorization()), "over HTTPS a password is taken from anywhere");
+        assertEquals(
+                200,
+                httpsStatus(host, "api/queues", http.authorization()),
+                "over HTTPS a password is taken from anywhere");
     }
 
     @Test
@@ -188,35 +195,52 @@ class SecurityIT {
 
     @Test
     void should_have_the_broker_take_its_generated_password_and_not_the_old_default() {
-        org.junit.jupiter.api.Assumptions.assumeFalse(dev.courier.testing.Broker.PASSWORD.equals("courier"),
+        org.junit.jupiter.api.Assumptions.assumeFalse(
+                dev.courier.testing.Broker.PASSWORD.equals("courier"),
                 "the test broker was made before passwords were generated");
         String url = "tcp://127.0.0.1:" + System.getProperty("it.broker.port", "61617");
         try (var factory = new org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory(url)) {
-            org.junit.jupiter.api.Assertions.assertThrows(jakarta.jms.JMSSecurityRuntimeException.class,
+            org.junit.jupiter.api.Assertions.assertThrows(
+                    jakarta.jms.JMSSecurityRuntimeException.class,
                     () -> factory.createContext("courier", "courier").close());
-            factory.createContext(dev.courier.testing.Broker.USER, dev.courier.testing.Broker.PASSWORD).close();
+            factory.createContext(dev.courier.testing.Broker.USER, dev.courier.testing.Broker.PASSWORD)
+                    .close();
         }
     }
 
     @Test
     void should_refuse_a_change_a_browser_makes_for_another_site_and_keep_the_console_out_of_frames() {
-        String queue = "csrf_" + java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        String queue = "csrf_"
+                + java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 8);
         String own = "http://localhost:" + System.getProperty("it.http.port", "19080");
-        for (String[] header : new String[][] {{"Origin", "http://evil.example"}, {"Sec-Fetch-Site", "cross-site"},
-                {"Origin", "null"}}) {
+        for (String[] header :
+                new String[][] {{"Origin", "http://evil.example"}, {"Sec-Fetch-Site", "cross-site"}, {"Origin", "null"}
+                }) {
             Http.Response refused = http.send(HttpRequest.newBuilder(http.uri("api/queues/" + queue))
-                    .header("Authorization", http.authorization()).header(header[0], header[1])
-                    .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString("{}")));
+                    .header("Authorization", http.authorization())
+                    .header(header[0], header[1])
+                    .header("Content-Type", "application/json")
+                    .PUT(HttpRequest.BodyPublishers.ofString("{}")));
             assertEquals(403, refused.status(), header[0] + ": " + header[1] + " → " + refused);
-            assertEquals("urn:courier:problem:cross-site-request", refused.json().getString("type"));
+            assertEquals(
+                    "urn:courier:problem:cross-site-request", refused.json().getString("type"));
             assertEquals(404, http.get("api/queues/" + queue).status(), "nothing was created");
         }
         Http.Response sameOrigin = http.send(HttpRequest.newBuilder(http.uri("api/queues/" + queue))
-                .header("Authorization", http.authorization()).header("Origin", own).header("Sec-Fetch-Site", "same-origin")
-                .header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString("{}")));
+                .header("Authorization", http.authorization())
+                .header("Origin", own)
+                .header("Sec-Fetch-Site", "same-origin")
+                .header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString("{}")));
         assertEquals(201, sameOrigin.status(), "the console's own requests pass: " + sameOrigin);
-        assertEquals(200, http.send(HttpRequest.newBuilder(http.uri("api/queues")).header("Authorization", http.authorization())
-                .header("Origin", "http://evil.example").GET()).status(), "reading is not refused");
+        assertEquals(
+                200,
+                http.send(HttpRequest.newBuilder(http.uri("api/queues"))
+                                .header("Authorization", http.authorization())
+                                .header("Origin", "http://evil.example")
+                                .GET())
+                        .status(),
+                "reading is not refused");
         assertEquals(204, http.delete("api/queues/" + queue).status());
 
         java.net.http.HttpResponse<String> console = rawGet("console/");
@@ -225,10 +249,16 @@ class SecurityIT {
 
     private java.net.http.HttpResponse<String> rawGet(String path) {
         try {
-            return java.net.http.HttpClient.newBuilder().version(java.net.http.HttpClient.Version.HTTP_1_1).build()
-                    .send(HttpRequest.newBuilder(http.uri(path)).timeout(java.time.Duration.ofSeconds(10))
-                    .header("Authorization", http.authorization()).GET().build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            return java.net.http.HttpClient.newBuilder()
+                    .version(java.net.http.HttpClient.Version.HTTP_1_1)
+                    .build()
+                    .send(
+                            HttpRequest.newBuilder(http.uri(path))
+                                    .timeout(java.time.Duration.ofSeconds(10))
+                                    .header("Authorization", http.authorization())
+                                    .GET()
+                                    .build(),
+                            java.net.http.HttpResponse.BodyHandlers.ofString());
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         } catch (InterruptedException e) {
@@ -257,24 +287,31 @@ class SecurityIT {
 
     /** This machine's first IPv4 address other than loopback: calls to it are calls from another host. */
     private static String externalAddress() throws java.net.SocketException {
-        java.net.InetAddress address = java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces()).stream()
-                .flatMap(i -> java.util.Collections.list(i.getInetAddresses()).stream())
-                .filter(a -> a instanceof java.net.Inet4Address && !a.isLoopbackAddress() && !a.isLinkLocalAddress())
-                .findFirst().orElse(null);
-        org.junit.jupiter.api.Assumptions.assumeTrue(address != null, "this machine has an address other than loopback");
+        java.net.InetAddress address =
+                java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces()).stream()
+                        .flatMap(i -> java.util.Collections.list(i.getInetAddresses()).stream())
+                        .filter(a ->
+                                a instanceof java.net.Inet4Address && !a.isLoopbackAddress() && !a.isLinkLocalAddress())
+                        .findFirst()
+                        .orElse(null);
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                address != null, "this machine has an address other than loopback");
         return address.getHostAddress();
     }
 
     /** "METHOD path" of every operation in the OpenAPI document but the test applications' own. */
     private Set<String> operations() {
-        Http.Response document = http.anonymous().send(HttpRequest.newBuilder(http.uri("openapi"))
-                .header("Accept", "application/json").GET());
+        Http.Response document = http.anonymous()
+                .send(HttpRequest.newBuilder(http.uri("openapi"))
+                        .header("Accept", "application/json")
+                        .GET());
         assertEquals(200, document.status(), document::toString);
         Set<String> operations = new TreeSet<>();
         document.json().getJsonObject("paths").forEach((path, item) -> {
             if (!path.startsWith("/api/test/")) {
                 item.asJsonObject().keySet().stream()
-                        .filter(method -> Set.of("get", "put", "post", "delete", "patch").contains(method))
+                        .filter(method ->
+                                Set.of("get", "put", "post", "delete", "patch").contains(method))
                         .forEach(method -> operations.add(method.toUpperCase(java.util.Locale.ROOT) + " " + path));
             }
         });
@@ -287,14 +324,17 @@ class SecurityIT {
      */
     private static Http.Response call(Http as, String operation) {
         String method = operation.substring(0, operation.indexOf(' '));
-        String path = operation.substring(operation.indexOf(' ') + 2)
-                .replace("{queue}", "security_probe").replaceAll("\\{[a-z]+}", "no-such-thing");
+        String path = operation
+                .substring(operation.indexOf(' ') + 2)
+                .replace("{queue}", "security_probe")
+                .replaceAll("\\{[a-z]+}", "no-such-thing");
         HttpRequest.Builder request = HttpRequest.newBuilder(as.uri(path));
         return switch (method) {
             case "GET" -> as.send(request.GET());
             case "DELETE" -> as.send(request.DELETE());
-            default -> as.send(request.header("Content-Type", "application/json")
-                    .method(method, HttpRequest.BodyPublishers.ofString("\"not a request\"")));
+            default ->
+                as.send(request.header("Content-Type", "application/json")
+                        .method(method, HttpRequest.BodyPublishers.ofString("\"not a request\"")));
         };
     }
 }

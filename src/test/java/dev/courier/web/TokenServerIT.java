@@ -42,9 +42,12 @@ class TokenServerIT {
     static void start() throws Exception {
         trusted = rsa();
         Path key = Files.createTempFile("courier-jwt", ".pem");
-        Files.writeString(key, "-----BEGIN PUBLIC KEY-----\n"
-                + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(trusted.getPublic().getEncoded())
-                + "\n-----END PUBLIC KEY-----\n");
+        Files.writeString(
+                key,
+                "-----BEGIN PUBLIC KEY-----\n"
+                        + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+                                .encodeToString(trusted.getPublic().getEncoded())
+                        + "\n-----END PUBLIC KEY-----\n");
         int port = Integer.parseInt(System.getProperty("it.http.port", "19080"));
         server = new LibertyProcess("courier-jwt", port + 3, port + 4)
                 .environment("COURIER_AUTH", "jwt")
@@ -67,7 +70,8 @@ class TokenServerIT {
         call("DELETE", "api/queues/token_probe", admin, null); // left by an earlier run that failed
         assertEquals(201, call("PUT", "api/queues/token_probe", admin, "{}").status());
 
-        String consumer = token(trusted.getPrivate(), ISSUER, Instant.now().plus(Duration.ofMinutes(5)), "courier-consumer");
+        String consumer =
+                token(trusted.getPrivate(), ISSUER, Instant.now().plus(Duration.ofMinutes(5)), "courier-consumer");
         Http.Response forbidden = call("DELETE", "api/queues/token_probe", consumer, null);
         assertEquals(403, forbidden.status(), forbidden::toString);
         assertTrue(forbidden.contentType().startsWith("application/problem+json"), forbidden::toString);
@@ -84,7 +88,10 @@ class TokenServerIT {
         String consumer = token(trusted.getPrivate(), ISSUER, later, "courier-consumer");
         Http.Response scraped = Http.httpsGet("localhost", https, "metrics", "Bearer " + admin);
         assertEquals(200, scraped.status(), scraped::toString);
-        assertEquals(403, Http.httpsGet("localhost", https, "metrics", "Bearer " + consumer).status());
+        assertEquals(
+                403,
+                Http.httpsGet("localhost", https, "metrics", "Bearer " + consumer)
+                        .status());
         assertEquals(401, Http.httpsGet("localhost", https, "metrics", null).status());
     }
 
@@ -93,8 +100,10 @@ class TokenServerIT {
         Instant later = Instant.now().plus(Duration.ofMinutes(5));
         String admin = token(trusted.getPrivate(), ISSUER, later, "courier-admin");
         call("DELETE", "api/queues/token_grants", admin, null); // left by an earlier run that failed
-        assertEquals(201, call("PUT", "api/queues/token_grants", admin,
-                "{\"grants\": {\"consume\": [\"group:team-x\"]}}").status());
+        assertEquals(
+                201,
+                call("PUT", "api/queues/token_grants", admin, "{\"grants\": {\"consume\": [\"group:team-x\"]}}")
+                        .status());
         try {
             String member = token(trusted.getPrivate(), ISSUER, later, "courier-consumer", "team-x");
             String outsider = token(trusted.getPrivate(), ISSUER, later, "courier-consumer", "team-y");
@@ -120,16 +129,20 @@ class TokenServerIT {
             assertTrue(answer.contentType().startsWith("application/problem+json"), answer::toString);
         }
         assertEquals(401, http.get("api/queues").status(), "no token");
-        Http.Response basic = http.send(HttpRequest.newBuilder(http.uri("api/queues")).header("Authorization",
-                Http.basic("admin", Http.password("admin"))).GET());
+        Http.Response basic = http.send(HttpRequest.newBuilder(http.uri("api/queues"))
+                .header("Authorization", Http.basic("admin", Http.password("admin")))
+                .GET());
         assertEquals(401, basic.status(), "a server configured for tokens takes no passwords: " + basic);
         assertEquals(200, http.get("health/ready").status(), "health stays open");
     }
 
     private static Http.Response call(String method, String path, String token, String json) {
         HttpRequest.Builder request = HttpRequest.newBuilder(http.uri(path)).header("Authorization", "Bearer " + token);
-        return http.send(json == null ? request.method(method, HttpRequest.BodyPublishers.noBody())
-                : request.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(json)));
+        return http.send(
+                json == null
+                        ? request.method(method, HttpRequest.BodyPublishers.noBody())
+                        : request.header("Content-Type", "application/json")
+                                .method(method, HttpRequest.BodyPublishers.ofString(json)));
     }
 
     /** A signed JWT (RS256) for user "tester" in {@code groups}. */
@@ -140,11 +153,23 @@ class TokenServerIT {
             groupArray.add(group);
         }
         Instant issued = expires.minus(Duration.ofMinutes(10));
-        String header = Json.createObjectBuilder().add("alg", "RS256").add("typ", "JWT").build().toString();
-        String claims = Json.createObjectBuilder().add("iss", issuer).add("sub", "tester").add("upn", "tester")
-                .add("jti", UUID.randomUUID().toString()).add("iat", issued.getEpochSecond())
-                .add("exp", expires.getEpochSecond()).add("groups", groupArray).build().toString();
-        String signed = base64Url(header.getBytes(StandardCharsets.UTF_8)) + "." + base64Url(claims.getBytes(StandardCharsets.UTF_8));
+        String header = Json.createObjectBuilder()
+                .add("alg", "RS256")
+                .add("typ", "JWT")
+                .build()
+                .toString();
+        String claims = Json.createObjectBuilder()
+                .add("iss", issuer)
+                .add("sub", "tester")
+                .add("upn", "tester")
+                .add("jti", UUID.randomUUID().toString())
+                .add("iat", issued.getEpochSecond())
+                .add("exp", expires.getEpochSecond())
+                .add("groups", groupArray)
+                .build()
+                .toString();
+        String signed = base64Url(header.getBytes(StandardCharsets.UTF_8)) + "."
+                + base64Url(claims.getBytes(StandardCharsets.UTF_8));
         Signature signature = Signature.getInstance("SHA256withRSA");
         signature.initSign(key);
         signature.update(signed.getBytes(StandardCharsets.US_ASCII));
