@@ -1,10 +1,10 @@
 package dev.courier.scenario;
 
 import dev.courier.platform.ProblemException;
-import jakarta.ejb.Stateless;
-import jakarta.ejb.TransactionAttribute;
-import jakarta.ejb.TransactionAttributeType;
+import dev.courier.platform.ProblemsRollBack;
+import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import jakarta.transaction.Transactional;
 import java.util.UUID;
 
 /**
@@ -12,8 +12,9 @@ import java.util.UUID;
  * Each call is its own transaction. XA answers RESERVED or throws {@link OutOfStockException}; the
  * asynchronous modes answer PLACED, and the order becomes RESERVED or REJECTED when the inventory has answered.
  */
-@Stateless
-@TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
+// A plain bean, not a session bean outside a transaction: a 404 or 409 thrown there would end a local
+// transaction containment rolled back, which Liberty logs at ERROR with an incident file.
+@ApplicationScoped
 public class ScenarioOrders {
 
     @Inject
@@ -52,7 +53,8 @@ public class ScenarioOrders {
     }
 
     /** Sets the stock of an item. */
-    @TransactionAttribute(TransactionAttributeType.REQUIRED)
+    @ProblemsRollBack
+    @Transactional(value = Transactional.TxType.REQUIRED, dontRollbackOn = ProblemException.class)
     public void stock(String sku, int available) {
         new Order("-", Mode.XA, sku, 1); // validates the sku
         if (available < 0) {
