@@ -60,14 +60,27 @@ public class SchemaMigration {
     /**
      * Brings the database behind {@code dataSource} to the newest version under {@code root}
      * ({@code root/<dialect>/index.txt}), as described above. Other capabilities with a database of their own
-     * (the scenario's inventory) migrate it with this too.
+     * (the lab's inventory) migrate it with this too.
      *
      * @throws IllegalStateException when a script fails; nothing of the failed run is left
      */
     public static Applied migrate(DataSource dataSource, String root, Clock clock) {
+        return migrate(dataSource, root, VERSION_TABLE, clock);
+    }
+
+    /**
+     * As {@link #migrate(DataSource, String, Clock)}, keeping the versions in {@code versionTable}: for a second
+     * set of scripts in a database that already has Courier's (the lab's tables beside the product's).
+     *
+     * @throws IllegalArgumentException when {@code versionTable} is not a plain lower-case SQL name
+     */
+    public static Applied migrate(DataSource dataSource, String root, String versionTable, Clock clock) {
+        if (!versionTable.matches("[a-z][a-z0-9_]{0,62}")) {
+            throw new IllegalArgumentException("not a version table name: " + versionTable);
+        }
         for (int attempt = 1; ; attempt++) {
             try {
-                return migrateOnce(dataSource, root, clock);
+                return migrateOnce(dataSource, root, versionTable, clock);
             } catch (IllegalStateException e) {
                 // A pooled connection that outlived a database restart fails once; the pool then drops it.
                 if (attempt == 3
@@ -83,19 +96,19 @@ public class SchemaMigration {
         }
     }
 
-    private static Applied migrateOnce(DataSource dataSource, String root, Clock clock) {
+    private static Applied migrateOnce(DataSource dataSource, String root, String table, Clock clock) {
         try (Connection connection = dataSource.getConnection()) {
             Dialect dialect = Dialect.of(connection);
             List<Migration> migrations = load(root, dialect);
-            createVersionTableIfMissing(connection);
+            createVersionTableIfMissing(connection, table);
             connection.setAutoCommit(false);
             int current;
             try (Statement lock = connection.createStatement()) {
-                lock.execute("LOCK TABLE " + VERSION_TABLE + " IN EXCLUSIVE MODE");
-                current = currentVersion(connection);
+                lock.execute("LOCK TABLE " + table + " IN EXCLUSIVE MODE");
+                current = currentVersion(connection, table);
                 for (Migration migration : migrations) {
                     if (migration.version() > current) {
-                        apply(connection, migration, clock);
+                        apply(connection, migration, table, clock);
                         current = migration.version();
                     }
                 }
@@ -122,7 +135,8 @@ public class SchemaMigration {
         return dialect;
     }
 
-    private static void apply(Connection connection, Migration migration, Clock clock) throws SQLException {
+    private static void apply(Connection connection, Migration migration, String table, Clock clock)
+            throws SQLException {
         LOG.info(() -> "Applying schema version " + migration.version() + ": " + migration.description());
         try (Statement ddl = connection.createStatement()) {
             for (String sql : migration.statements()) {
@@ -130,7 +144,7 @@ public class SchemaMigration {
             }
         }
         try (PreparedStatement insert = connection.prepareStatement(
-                "INSERT INTO " + VERSION_TABLE + " (version, description, applied_at) VALUES (?, ?, ?)")) {
+                "INSERT INTO " + table + " (version, description, applied_at) VALUES (?, ?, ?)")) {
             insert.setInt(1, migration.version());
             insert.setString(2, migration.description());
             insert.setTimestamp(3, Timestamp.from(clock.instant()), Columns.utc());
@@ -138,32 +152,32 @@ public class SchemaMigration {
         }
     }
 
-    private static int currentVersion(Connection connection) throws SQLException {
+    private static int currentVersion(Connection connection, String table) throws SQLException {
         try (Statement query = connection.createStatement();
-                ResultSet rows = query.executeQuery("SELECT MAX(version) FROM " + VERSION_TABLE)) {
+                ResultSet rows = query.executeQuery("SELECT MAX(version) FROM " + table)) {
             rows.next();
             return rows.getInt(1);
         }
     }
 
-    private static void createVersionTableIfMissing(Connection connection) throws SQLException {
-        if (tableExists(connection)) {
+    private static void createVersionTableIfMissing(Connection connection, String table) throws SQLException {
+        if (tableExists(connection, table)) {
             return;
         }
         try (Statement ddl = connection.createStatement()) {
             ddl.execute(
-                    "CREATE TABLE " + VERSION_TABLE
+                    "CREATE TABLE " + table
                             + " (version INT NOT NULL PRIMARY KEY, description VARCHAR(200) NOT NULL, applied_at TIMESTAMP NOT NULL)");
         } catch (SQLException e) {
-            if (!tableExists(connection)) { // another server created it between our check and our CREATE
+            if (!tableExists(connection, table)) { // another server created it between our check and our CREATE
                 throw e;
             }
         }
     }
 
-    private static boolean tableExists(Connection connection) throws SQLException {
+    private static boolean tableExists(Connection connection, String table) throws SQLException {
         // Derby stores unquoted names in upper case, PostgreSQL in lower case.
-        for (String name : new String[] {VERSION_TABLE, VERSION_TABLE.toUpperCase(java.util.Locale.ROOT)}) {
+        for (String name : new String[] {table, table.toUpperCase(java.util.Locale.ROOT)}) {
             try (ResultSet tables = connection.getMetaData().getTables(null, null, name, new String[] {"TABLE"})) {
                 if (tables.next()) {
                     return true;

@@ -59,6 +59,16 @@ class RunCommandTest {
     }
 
     @Test
+    void should_build_when_the_lab_changed_after_the_build() throws Exception {
+        Instant build = built(Instant.now().minusSeconds(60));
+        Path lab = root.resolve("src/lab/java/B.java");
+        Files.createDirectories(lab.getParent());
+        Files.writeString(lab, "class B {}");
+        Files.setLastModifiedTime(lab, FileTime.from(build.plusSeconds(30)));
+        assertEquals("the next start builds: src/lab/java/B.java changed since the last build", run("status"));
+    }
+
+    @Test
     void should_not_count_a_change_to_the_tests() throws Exception {
         Instant build = built(Instant.now().minusSeconds(60));
         Path test = root.resolve("src/test/java/ATest.java");

@@ -54,13 +54,13 @@ public class Apps {
 
     @PostConstruct
     void start() {
-        // The server's own account (bin/credentials), as the demo scenario uses it.
+        // The test applications call as an admin (bin/credentials --test sets courier.test.password).
         org.eclipse.microprofile.config.Config config = org.eclipse.microprofile.config.ConfigProvider.getConfig();
         courier = new LossyCourierApi(new HttpCourierApi(
                 URI.create("http://localhost:" + System.getenv().getOrDefault("COURIER_HTTP_PORT", "19080") + "/"),
                 Duration.ofSeconds(10),
-                config.getValue("courier.scenario.user", String.class),
-                config.getValue("courier.scenario.password", String.class)));
+                "admin",
+                config.getValue("courier.test.password", String.class)));
         try {
             ClientTables.create(dataSource);
             try (Connection c = dataSource.getConnection()) {

@@ -6,7 +6,8 @@ import org.jboss.shrinkwrap.api.spec.JavaArchive;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 
 /**
- * The archive every integration test deploys: the WAR the build produced, exactly as shipped, plus the
+ * The archive every integration test deploys: the lab's WAR the build produced (the product's, exactly as shipped,
+ * with the lab inside), plus the
  * test-side beans (armed faults, a settable clock, test control endpoints). Named {@code courier.war} so the application is
  * {@code courier} and server.xml's activation specs ({@code courier/<Bean>}) apply. The test applications' paths
  * ({@code /api/test/*}) need no credentials: they stand for other services, which Courier calls without any.
@@ -16,8 +17,10 @@ public final class CourierDeployment {
     private CourierDeployment() {}
 
     public static WebArchive war() {
-        File built = new File(System.getProperty("it.war", "target/courier.war"));
-        WebArchive war = ShrinkWrap.createFromZipFile(WebArchive.class, built)
+        // The lab's WAR (the product with the demo business and the benchmarks), deployed under the product's name.
+        File built = new File(System.getProperty("it.war", "target/courier-lab.war"));
+        WebArchive war = ShrinkWrap.create(WebArchive.class, "courier.war")
+                .merge(ShrinkWrap.createFromZipFile(WebArchive.class, built))
                 .addClasses(
                         ArmedFaults.class,
                         SettableClock.class,

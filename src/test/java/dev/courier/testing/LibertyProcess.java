@@ -48,6 +48,19 @@ public final class LibertyProcess {
                 Files.copy(file, server.resolve(file.getFileName()), StandardCopyOption.REPLACE_EXISTING);
             }
         }
+        // The lab's configuration (server.xml includes it when courier.lab is on, as in the test run).
+        Path lab = template.resolve("lab");
+        if (Files.isDirectory(lab)) {
+            Files.createDirectories(server.resolve("lab"));
+            try (var files = Files.list(lab)) {
+                for (Path file : files.toList()) {
+                    Files.copy(
+                            file,
+                            server.resolve("lab").resolve(file.getFileName()),
+                            StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+        }
     }
 
     /** The second server of two: {@code courier2}, on the two ports after the test server's. */
@@ -85,9 +98,9 @@ public final class LibertyProcess {
         return http;
     }
 
-    /** Puts the WAR where app.xml deploys it from (the test run's environment turns app.xml off for Arquillian). */
+    /** Puts the lab's WAR where app.xml deploys it from, as courier.war (the test run turns app.xml off for Arquillian). */
     public void deploy() throws IOException {
-        deploy(Path.of(System.getProperty("it.war", "target/courier.war")));
+        deploy(Path.of(System.getProperty("it.war", "target/courier-lab.war")));
     }
 
     /** Deploys {@code war} as Courier, e.g. the tests' archive exported ({@link CourierDeployment#exported}). */

@@ -299,7 +299,7 @@ class SecurityIT {
         return address.getHostAddress();
     }
 
-    /** "METHOD path" of every operation in the OpenAPI document but the test applications' own. */
+    /** "METHOD path" of every operation in the served OpenAPI document and the lab's, but the test applications' own. */
     private Set<String> operations() {
         Http.Response document = http.anonymous()
                 .send(HttpRequest.newBuilder(http.uri("openapi"))
@@ -315,6 +315,21 @@ class SecurityIT {
                         .forEach(method -> operations.add(method.toUpperCase(java.util.Locale.ROOT) + " " + path));
             }
         });
+        // The lab's operations (the tests run courier-lab.war): its own document, not served.
+        try (java.io.Reader reader =
+                java.nio.file.Files.newBufferedReader(java.nio.file.Path.of("src/lab/openapi.yaml"))) {
+            Map<?, ?> lab = new org.yaml.snakeyaml.Yaml().load(reader);
+            ((Map<?, ?>) lab.get("paths"))
+                    .forEach((path, item) -> ((Map<?, ?>) item)
+                            .keySet().stream()
+                                    .map(String::valueOf)
+                                    .filter(method -> Set.of("get", "put", "post", "delete", "patch")
+                                            .contains(method))
+                                    .forEach(method ->
+                                            operations.add(method.toUpperCase(java.util.Locale.ROOT) + " " + path)));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
         return operations;
     }
 

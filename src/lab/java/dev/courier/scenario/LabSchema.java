@@ -3,6 +3,7 @@ package dev.courier.scenario;
 import dev.courier.platform.SchemaMigration;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
+import jakarta.ejb.DependsOn;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
 import jakarta.ejb.TransactionManagement;
@@ -11,11 +12,22 @@ import jakarta.inject.Inject;
 import java.time.Clock;
 import javax.sql.DataSource;
 
-/** Migrates the inventory database ({@code db/inventory/<dialect>/}) at start-up, as Courier's own is migrated. */
+/**
+ * Migrates the lab's tables at start-up, after Courier's own: the orders table in the orders database (Courier's,
+ * {@code db/lab-orders/<dialect>/}, versions in {@code courier_lab_schema_version}, so the product's versions are
+ * untouched) and the inventory database ({@code db/inventory/<dialect>/}). Only courier-lab.war holds it: a
+ * product server has none of these tables.
+ */
 @Singleton
 @Startup
+@DependsOn("SchemaMigration")
 @TransactionManagement(TransactionManagementType.BEAN)
-public class InventorySchema {
+public class LabSchema {
+
+    static final String ORDERS_VERSION_TABLE = "courier_lab_schema_version";
+
+    @Resource(lookup = "jdbc/courier")
+    private DataSource orders;
 
     @Resource(lookup = "jdbc/inventory")
     private DataSource inventory;
@@ -25,6 +37,7 @@ public class InventorySchema {
 
     @PostConstruct
     void migrate() {
+        SchemaMigration.migrate(orders, "db/lab-orders", ORDERS_VERSION_TABLE, clock);
         SchemaMigration.migrate(inventory, "db/inventory", clock);
         seed();
     }

@@ -20,7 +20,7 @@ import java.util.logging.Logger;
  */
 @Singleton
 @Startup
-@DependsOn({"SchemaMigration", "InventorySchema"})
+@DependsOn({"SchemaMigration", "LabSchema"})
 @ConcurrencyManagement(ConcurrencyManagementType.BEAN)
 public class RmsWorkers {
 

@@ -1,5 +1,6 @@
 package dev.courier.scenario;
 
+import dev.courier.access.Grants;
 import dev.courier.client.CallSignature;
 import dev.courier.client.ClientTables;
 import dev.courier.client.CourierApi;
@@ -41,15 +42,15 @@ public class RmsParties {
     @ConfigProperty(name = "courier.scenario.courier-url", defaultValue = "http://localhost:9080/")
     String courierUrl;
 
-    // The scenario's services call Courier's API as any producer and consumer would: with an account.
-    // bin/credentials sets both for the embedded default.
+    // Each of the scenario's services calls Courier's API as itself, as any producer and consumer would: with
+    // an account of its own (bin/credentials --lab makes both) that the topics' grants narrow to its part.
     @Inject
-    @ConfigProperty(name = "courier.scenario.user", defaultValue = "admin")
-    String courierUser;
+    @ConfigProperty(name = "courier.scenario.orders.password")
+    Optional<String> ordersPassword;
 
     @Inject
-    @ConfigProperty(name = "courier.scenario.password")
-    Optional<String> courierPassword;
+    @ConfigProperty(name = "courier.scenario.inventory.password")
+    Optional<String> inventoryPassword;
 
     @Resource(lookup = "jdbc/courier")
     private DataSource ordersDb;
@@ -78,12 +79,14 @@ public class RmsParties {
 
     @PostConstruct
     void wire() {
-        CourierApi courier = new HttpCourierApi(
-                URI.create(courierUrl), Duration.ofSeconds(10), courierUser, courierPassword.orElse(""));
-        orders = new ReliableProducer(courier, ORDERS_SERVICE, ordersDb, transactions);
-        inventory = new ReliableProducer(courier, INVENTORY_SERVICE, inventoryDb, transactions);
-        inventoryInbox = new ReliableConsumer(courier, "inventory", inventoryDb, transactions, tracer);
-        ordersInbox = new ReliableConsumer(courier, "orders", ordersDb, transactions, tracer);
+        CourierApi asOrders = new HttpCourierApi(
+                URI.create(courierUrl), Duration.ofSeconds(10), ORDERS_SERVICE, ordersPassword.orElse(""));
+        CourierApi asInventory = new HttpCourierApi(
+                URI.create(courierUrl), Duration.ofSeconds(10), INVENTORY_SERVICE, inventoryPassword.orElse(""));
+        orders = new ReliableProducer(asOrders, ORDERS_SERVICE, ordersDb, transactions);
+        inventory = new ReliableProducer(asInventory, INVENTORY_SERVICE, inventoryDb, transactions);
+        inventoryInbox = new ReliableConsumer(asInventory, "inventory", inventoryDb, transactions, tracer);
+        ordersInbox = new ReliableConsumer(asOrders, "orders", ordersDb, transactions, tracer);
     }
 
     /**
@@ -101,7 +104,17 @@ public class RmsParties {
         producers.register(INVENTORY_SERVICE, courierUrl + "api/scenario/check-back/inventory", null);
         topics.subscribe(ORDERS_TOPIC, "inventory", null, Duration.ofSeconds(30));
         topics.subscribe(REPLIES_TOPIC, "orders", null, Duration.ofSeconds(30));
+        // Orders are sent by the orders service and consumed by the inventory service; replies the other way.
+        topics.grant(ORDERS_TOPIC, grants(ORDERS_SERVICE, INVENTORY_SERVICE));
+        topics.grant(REPLIES_TOPIC, grants(INVENTORY_SERVICE, ORDERS_SERVICE));
         ready = true;
+    }
+
+    private static Grants grants(String sender, String consumer) {
+        return Grants.fromJson(jakarta.json.Json.createObjectBuilder()
+                .add("send", jakarta.json.Json.createArrayBuilder().add("user:" + sender))
+                .add("consume", jakarta.json.Json.createArrayBuilder().add("user:" + consumer))
+                .build());
     }
 
     /** @throws ProblemException 503 until {@link RmsWorkers} has set the services up */
