@@ -8,13 +8,11 @@ import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
 import jakarta.ejb.TransactionManagement;
 import jakarta.ejb.TransactionManagementType;
-import jakarta.inject.Inject;
-import java.time.Clock;
 import javax.sql.DataSource;
 
 /**
  * Migrates the lab's tables at start-up, after Courier's own: the orders table in the orders database (Courier's,
- * {@code db/lab-orders/<dialect>/}, versions in {@code courier_lab_schema_version}, so the product's versions are
+ * {@code db/lab-orders/<dialect>/}, history in {@code courier_lab_schema_history}, so the product's history is
  * untouched) and the inventory database ({@code db/inventory/<dialect>/}). Only courier-lab.war holds it: a
  * product server has none of these tables.
  */
@@ -24,7 +22,7 @@ import javax.sql.DataSource;
 @TransactionManagement(TransactionManagementType.BEAN)
 public class LabSchema {
 
-    static final String ORDERS_VERSION_TABLE = "courier_lab_schema_version";
+    static final String ORDERS_HISTORY_TABLE = "courier_lab_schema_history";
 
     @Resource(lookup = "jdbc/courier")
     private DataSource orders;
@@ -32,13 +30,10 @@ public class LabSchema {
     @Resource(lookup = "jdbc/inventory")
     private DataSource inventory;
 
-    @Inject
-    private Clock clock;
-
     @PostConstruct
     void migrate() {
-        SchemaMigration.migrate(orders, "db/lab-orders", ORDERS_VERSION_TABLE, clock);
-        SchemaMigration.migrate(inventory, "db/inventory", clock);
+        SchemaMigration.migrate(orders, "db/lab-orders", ORDERS_HISTORY_TABLE);
+        SchemaMigration.migrate(inventory, "db/inventory", SchemaMigration.HISTORY_TABLE);
         seed();
     }
 

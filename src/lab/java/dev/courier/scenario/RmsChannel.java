@@ -1,15 +1,28 @@
 package dev.courier.scenario;
 
+import dev.courier.client.CourierException;
+import dev.courier.platform.FaultInjection;
+import dev.courier.platform.InjectedFault;
 import dev.courier.platform.Json;
+import dev.courier.platform.ProblemException;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
+import org.eclipse.microprofile.faulttolerance.CircuitBreaker;
+import org.eclipse.microprofile.faulttolerance.Fallback;
+import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 
 /**
  * RMS mode, orders side: the order (PLACED) and the producer helper's barrier row in one local transaction of the
  * orders database; the helper prepared the message over Courier's REST API first and confirms it after the
- * commit. {@link RmsWorkers} runs the inventory side and applies the inventory's replies.
+ * commit. {@link RmsInventoryListener} runs the inventory side, {@link RmsRepliesListener} applies its replies.
+ *
+ * <p>The call to Courier is guarded as a client of any remote service would guard it (MicroProfile Fault
+ * Tolerance): when half of the last 10 orders could not reach Courier, the circuit opens and for 5 s orders answer
+ * 503 at once instead of each waiting out a call timeout; every refused order writes nothing. No retry here: the
+ * call runs inside the order's transaction, and a prepare that failed may still have been recorded (a check-back
+ * then finds no order and Courier cancels it).
  */
 @Stateless
 @TransactionAttribute(TransactionAttributeType.REQUIRED)
@@ -21,8 +34,25 @@ public class RmsChannel {
     @Inject
     private RmsParties parties;
 
+    @Inject
+    private FaultInjection faults;
+
+    /** The checkpoint that stands for Courier unreachable in the tests (an {@link InjectedFault}). */
+    static final String COURIER_CALL = "scenario.rms.courier-call";
+
+    // The test seam's fault counts as a failed call: it stands for Courier unreachable.
+    @CircuitBreaker(
+            requestVolumeThreshold = 10,
+            failureRatio = 0.5,
+            delay = 5000,
+            successThreshold = 2,
+            failOn = {CourierException.class, InjectedFault.class})
+    @Fallback(
+            fallbackMethod = "courierUnavailable",
+            applyOn = {CourierException.class, InjectedFault.class, CircuitBreakerOpenException.class})
     public OrderState place(Order order) {
         parties.requireReady();
+        faults.checkpoint(COURIER_CALL);
         // The prepare's round trip first, holding no connection (see ReliableProducer).
         parties.orders()
                 .send(
@@ -35,5 +65,11 @@ public class RmsChannel {
                                 .toString());
         book.insert(order, OrderState.PLACED);
         return OrderState.PLACED;
+    }
+
+    /** @throws ProblemException 503: Courier did not answer, or the circuit is open; nothing was written */
+    OrderState courierUnavailable(Order order) {
+        throw new ProblemException(
+                503, "Courier unavailable", "the orders service cannot reach Courier just now; retry in a few seconds");
     }
 }

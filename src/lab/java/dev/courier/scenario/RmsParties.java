@@ -117,7 +117,7 @@ public class RmsParties {
                 .build());
     }
 
-    /** @throws ProblemException 503 until {@link RmsWorkers} has set the services up */
+    /** @throws ProblemException 503 until {@link RmsSetUp} has set the services up */
     void requireReady() {
         if (!ready) {
             throw new ProblemException(503, "Not ready", "the rms mode is still setting up; retry in a moment");

@@ -6,29 +6,33 @@ import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
 import jakarta.ejb.TransactionManagement;
 import jakarta.ejb.TransactionManagementType;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.sql.Timestamp;
-import java.time.Clock;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.FlywayException;
+import org.flywaydb.core.api.MigrationVersion;
 
 /**
  * Brings the database schema to the version this build expects, at start-up, before any request is served.
  *
- * <p>The DDL is explicit and versioned: {@code db/migration/<dialect>/index.txt} lists the scripts in order.
- * All pending scripts run in one local transaction under an exclusive lock on {@code courier_schema_version},
- * so two servers starting together apply each version once, and a failing script leaves the schema as it was
- * (DDL is transactional on both Derby and PostgreSQL). A failure stops the application from starting.
+ * <p>The DDL is explicit and versioned: {@code db/migration/<dialect>/V<n>__<what>.sql} (beside an empty
+ * {@code flyway.location}, which Flyway needs to find the folder in Liberty), applied by Flyway. A
+ * released script is never edited: Flyway keeps each applied script's checksum in {@code courier_schema_history}
+ * and refuses to start against a database whose applied scripts differ from the build's. All pending scripts run
+ * in one transaction (DDL is transactional on both Derby and PostgreSQL) under Flyway's lock, so two servers
+ * starting together apply each version once, and a failing script leaves the schema as it was. A failure stops
+ * the application from starting.
+ *
+ * <p>A database migrated by Courier's earlier runner (versions in {@code courier_schema_version}, no history
+ * table) is taken over: Flyway records a baseline at that runner's newest version and applies only the scripts
+ * after it; the old table stays, untouched. A database that holds other tables (the application's own) and no
+ * Courier table gets a baseline at version 0, then every script.
  */
 @Singleton
 @Startup
@@ -36,93 +40,136 @@ import javax.sql.DataSource;
 public class SchemaMigration {
 
     private static final Logger LOG = Logger.getLogger(SchemaMigration.class.getName());
-    static final String VERSION_TABLE = "courier_schema_version";
+    /** Flyway's history of Courier's own scripts. */
+    public static final String HISTORY_TABLE = "courier_schema_history";
+    /** Where the runner before Flyway kept the versions it applied: read once, to take a database over. */
+    static final String LEGACY_VERSION_TABLE = "courier_schema_version";
 
     @Resource(lookup = "jdbc/courier")
     private DataSource dataSource;
-
-    @jakarta.inject.Inject
-    private Clock clock;
 
     private volatile int version;
     private volatile Dialect dialect;
 
     @PostConstruct
     void migrate() {
-        Applied applied = migrate(dataSource, "db/migration", clock);
+        Applied applied = migrate(dataSource, "db/migration", HISTORY_TABLE);
         dialect = applied.dialect();
         version = applied.version();
     }
 
-    /** What {@link #migrate(DataSource, String, Clock)} left a database at. */
+    /** What {@link #migrate(DataSource, String, String)} left a database at. */
     public record Applied(Dialect dialect, int version) {}
 
     /**
-     * Brings the database behind {@code dataSource} to the newest version under {@code root}
-     * ({@code root/<dialect>/index.txt}), as described above. Other capabilities with a database of their own
-     * (the lab's inventory) migrate it with this too.
+     * Brings the database behind {@code dataSource} to the newest script under {@code root}
+     * ({@code root/<dialect>/V<n>__<what>.sql}), recording them in {@code historyTable}, as described above (a
+     * legacy {@code courier_schema_version} is taken over only for {@link #HISTORY_TABLE}). Other capabilities with
+     * scripts of their own (the lab's) migrate with this too, each with a history table of its own.
      *
-     * @throws IllegalStateException when a script fails; nothing of the failed run is left
+     * @throws IllegalArgumentException when {@code historyTable} is not a plain lower-case SQL name
+     * @throws IllegalStateException when a script fails or an applied script was edited; nothing of the run is left
      */
-    public static Applied migrate(DataSource dataSource, String root, Clock clock) {
-        return migrate(dataSource, root, VERSION_TABLE, clock);
-    }
-
-    /**
-     * As {@link #migrate(DataSource, String, Clock)}, keeping the versions in {@code versionTable}: for a second
-     * set of scripts in a database that already has Courier's (the lab's tables beside the product's).
-     *
-     * @throws IllegalArgumentException when {@code versionTable} is not a plain lower-case SQL name
-     */
-    public static Applied migrate(DataSource dataSource, String root, String versionTable, Clock clock) {
-        if (!versionTable.matches("[a-z][a-z0-9_]{0,62}")) {
-            throw new IllegalArgumentException("not a version table name: " + versionTable);
+    public static Applied migrate(DataSource dataSource, String root, String historyTable) {
+        if (!historyTable.matches("[a-z][a-z0-9_]{0,62}")) {
+            throw new IllegalArgumentException("not a history table name: " + historyTable);
         }
         for (int attempt = 1; ; attempt++) {
             try {
-                return migrateOnce(dataSource, root, versionTable, clock);
+                return migrateOnce(dataSource, root, historyTable);
             } catch (IllegalStateException e) {
                 // A pooled connection that outlived a database restart fails once; the pool then drops it.
+                Optional<String> state = sqlState(e);
                 if (attempt == 3
-                        || !(e.getCause() instanceof SQLException sql)
-                        || sql.getSQLState() == null
-                        || !(sql.getSQLState().startsWith("08")
-                                || sql.getSQLState().startsWith("57P"))) {
+                        || state.isEmpty()
+                        || !(state.get().startsWith("08") || state.get().startsWith("57P"))) {
                     throw e;
                 }
-                LOG.warning("schema migration of " + root + " met a broken connection (" + sql.getMessage()
-                        + "); retrying");
+                LOG.warning(
+                        "schema migration of " + root + " met a broken connection (" + e.getMessage() + "); retrying");
             }
         }
     }
 
-    private static Applied migrateOnce(DataSource dataSource, String root, String table, Clock clock) {
+    private static Applied migrateOnce(DataSource dataSource, String root, String historyTable) {
+        Dialect dialect;
+        int baseline;
         try (Connection connection = dataSource.getConnection()) {
-            Dialect dialect = Dialect.of(connection);
-            List<Migration> migrations = load(root, dialect);
-            createVersionTableIfMissing(connection, table);
-            connection.setAutoCommit(false);
-            int current;
-            try (Statement lock = connection.createStatement()) {
-                lock.execute("LOCK TABLE " + table + " IN EXCLUSIVE MODE");
-                current = currentVersion(connection, table);
-                for (Migration migration : migrations) {
-                    if (migration.version() > current) {
-                        apply(connection, migration, table, clock);
-                        current = migration.version();
-                    }
-                }
-                connection.commit();
-            } catch (SQLException | RuntimeException e) {
-                connection.rollback();
-                throw e;
-            }
-            int version = current;
-            LOG.info(() -> "Schema " + root + " of " + dialect + " database at version " + version);
-            return new Applied(dialect, version);
+            dialect = Dialect.of(connection);
+            baseline = HISTORY_TABLE.equals(historyTable) && !tableExists(connection, historyTable)
+                    ? legacyVersion(connection).orElse(0)
+                    : 0;
         } catch (SQLException e) {
             throw new IllegalStateException("schema migration of " + root + " failed: " + e.getMessage(), e);
         }
+        String location = "classpath:" + root + "/" + dialect.folder();
+        Flyway flyway = Flyway.configure(SchemaMigration.class.getClassLoader())
+                .dataSource(dataSource)
+                // Liberty's class loader cannot list a folder Flyway has not found a file in: each location holds
+                // an empty flyway.location (Flyway's own answer for WebSphere), and a location that resolves no
+                // script fails rather than migrating nothing.
+                .locations(location)
+                .failOnMissingLocations(true)
+                .table(historyTable)
+                // Courier's tables may share a database with the application's: a schema with other tables and
+                // no history starts from a baseline (the legacy runner's newest version, or 0: every script).
+                .baselineOnMigrate(true)
+                .baselineVersion(MigrationVersion.fromVersion(Integer.toString(baseline)))
+                .baselineDescription(baseline > 0 ? "taken over from " + LEGACY_VERSION_TABLE : "baseline")
+                .group(true)
+                .cleanDisabled(true)
+                .validateMigrationNaming(true)
+                .load();
+        try {
+            if (flyway.info().all().length == 0) {
+                throw new IllegalStateException("schema migration of " + root + " found no script for " + dialect
+                        + " (classpath:" + root + "/" + dialect.folder() + ")");
+            }
+            flyway.migrate();
+            MigrationVersion current = flyway.info().current() == null
+                    ? MigrationVersion.EMPTY
+                    : flyway.info().current().getVersion();
+            int version = current == MigrationVersion.EMPTY ? 0 : Integer.parseInt(current.getVersion());
+            LOG.info(() -> "Schema " + root + " of " + dialect + " database at version " + version);
+            return new Applied(dialect, version);
+        } catch (FlywayException e) {
+            throw new IllegalStateException("schema migration of " + root + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** The newest version the runner before Flyway recorded, if this database has its table. */
+    private static Optional<Integer> legacyVersion(Connection connection) throws SQLException {
+        if (!tableExists(connection, LEGACY_VERSION_TABLE)) {
+            return Optional.empty();
+        }
+        try (Statement query = connection.createStatement();
+                ResultSet rows = query.executeQuery("SELECT MAX(version) FROM " + LEGACY_VERSION_TABLE)) {
+            rows.next();
+            int newest = rows.getInt(1);
+            LOG.info(() -> "Taking over the schema at version " + newest + " from " + LEGACY_VERSION_TABLE);
+            return Optional.of(newest);
+        }
+    }
+
+    private static boolean tableExists(Connection connection, String table) throws SQLException {
+        // Derby stores unquoted names in upper case, PostgreSQL in lower case.
+        for (String name : new String[] {table, table.toUpperCase(Locale.ROOT)}) {
+            try (ResultSet tables = connection.getMetaData().getTables(null, null, name, new String[] {"TABLE"})) {
+                if (tables.next()) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static Optional<String> sqlState(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql && sql.getSQLState() != null) {
+                return Optional.of(sql.getSQLState());
+            }
+        }
+        return Optional.empty();
     }
 
     /** The schema version in force; 0 until start-up migration has finished. */
@@ -133,91 +180,5 @@ public class SchemaMigration {
     /** The dialect of the application database. */
     public Dialect dialect() {
         return dialect;
-    }
-
-    private static void apply(Connection connection, Migration migration, String table, Clock clock)
-            throws SQLException {
-        LOG.info(() -> "Applying schema version " + migration.version() + ": " + migration.description());
-        try (Statement ddl = connection.createStatement()) {
-            for (String sql : migration.statements()) {
-                ddl.execute(sql);
-            }
-        }
-        try (PreparedStatement insert = connection.prepareStatement(
-                "INSERT INTO " + table + " (version, description, applied_at) VALUES (?, ?, ?)")) {
-            insert.setInt(1, migration.version());
-            insert.setString(2, migration.description());
-            insert.setTimestamp(3, Timestamp.from(clock.instant()), Columns.utc());
-            insert.executeUpdate();
-        }
-    }
-
-    private static int currentVersion(Connection connection, String table) throws SQLException {
-        try (Statement query = connection.createStatement();
-                ResultSet rows = query.executeQuery("SELECT MAX(version) FROM " + table)) {
-            rows.next();
-            return rows.getInt(1);
-        }
-    }
-
-    private static void createVersionTableIfMissing(Connection connection, String table) throws SQLException {
-        if (tableExists(connection, table)) {
-            return;
-        }
-        try (Statement ddl = connection.createStatement()) {
-            ddl.execute(
-                    "CREATE TABLE " + table
-                            + " (version INT NOT NULL PRIMARY KEY, description VARCHAR(200) NOT NULL, applied_at TIMESTAMP NOT NULL)");
-        } catch (SQLException e) {
-            if (!tableExists(connection, table)) { // another server created it between our check and our CREATE
-                throw e;
-            }
-        }
-    }
-
-    private static boolean tableExists(Connection connection, String table) throws SQLException {
-        // Derby stores unquoted names in upper case, PostgreSQL in lower case.
-        for (String name : new String[] {table, table.toUpperCase(java.util.Locale.ROOT)}) {
-            try (ResultSet tables = connection.getMetaData().getTables(null, null, name, new String[] {"TABLE"})) {
-                if (tables.next()) {
-                    return true;
-                }
-            }
-        }
-        return false;
-    }
-
-    static List<Migration> load(Dialect dialect) {
-        return load("db/migration", dialect);
-    }
-
-    static List<Migration> load(String root, Dialect dialect) {
-        String folder = root + "/" + dialect.folder() + "/";
-        List<Migration> migrations = new ArrayList<>();
-        for (String line : read(folder + "index.txt").split("\\R")) {
-            String file = line.strip();
-            if (file.isEmpty() || file.startsWith("#")) {
-                continue;
-            }
-            Migration migration = Migration.parse(file, read(folder + file));
-            if (!migrations.isEmpty()
-                    && migration.version()
-                            != migrations.get(migrations.size() - 1).version() + 1) {
-                throw new IllegalStateException(folder + "index.txt: versions must be consecutive, found " + file);
-            }
-            migrations.add(migration);
-        }
-        return migrations;
-    }
-
-    private static String read(String resource) {
-        try (InputStream in = SchemaMigration.class.getClassLoader().getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException("missing resource " + resource);
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

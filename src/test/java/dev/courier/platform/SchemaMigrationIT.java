@@ -1,6 +1,7 @@
 package dev.courier.platform;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.courier.testing.CourierDeployment;
 import jakarta.annotation.Resource;
@@ -39,16 +40,30 @@ class SchemaMigrationIT {
 
     @Test
     void should_apply_every_migration_exactly_once() throws Exception {
-        int newest = SchemaMigration.load(schema.dialect()).size();
-        assertEquals(newest, schema.version());
+        // Flyway quotes the names it creates: in Derby they keep their lower case only when quoted. A database
+        // taken over from the runner before Flyway starts with a baseline at that runner's version.
+        int baseline = 0;
+        java.util.List<Integer> versions = new java.util.ArrayList<>();
         try (Connection connection = dataSource.getConnection();
                 Statement query = connection.createStatement();
-                ResultSet rows = query.executeQuery("SELECT COUNT(*), COUNT(DISTINCT version), MAX(version) FROM "
-                        + SchemaMigration.VERSION_TABLE)) {
-            rows.next();
-            assertEquals(newest, rows.getInt(1), "one row per version");
-            assertEquals(newest, rows.getInt(2));
-            assertEquals(newest, rows.getInt(3));
+                ResultSet rows = query.executeQuery(
+                        "SELECT \"version\", \"type\", \"success\" FROM \"" + SchemaMigration.HISTORY_TABLE + "\"")) {
+            while (rows.next()) {
+                int version = Integer.parseInt(rows.getString(1));
+                assertTrue(rows.getBoolean(3), "version " + version + " succeeded");
+                if ("BASELINE".equals(rows.getString(2))) {
+                    baseline = version;
+                } else {
+                    versions.add(version);
+                }
+            }
         }
+        java.util.Collections.sort(versions);
+        java.util.List<Integer> expected = new java.util.ArrayList<>();
+        for (int v = baseline + 1; v <= schema.version(); v++) {
+            expected.add(v);
+        }
+        assertEquals(expected, versions, "one row per version after the baseline " + baseline);
+        assertTrue(schema.version() >= 10, "at the build's newest version: " + schema.version());
     }
 }

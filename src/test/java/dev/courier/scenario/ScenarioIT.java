@@ -98,6 +98,31 @@ class ScenarioIT {
     }
 
     @Test
+    void rms_orders_fail_fast_and_write_nothing_while_courier_cannot_be_reached() {
+        Eventually.until(
+                "the rms mode set up",
+                SETTLE,
+                () -> http.post("api/scenario/orders?mode=rms", "").status() == 201);
+        long before = counts("rms").getJsonNumber("orders").longValue();
+        // Courier unreachable for 10 orders: each answers 503, and half of the last 10 failing opens the circuit.
+        http.post("api/test/faults/scenario.rms.courier-call?times=10", "");
+        for (int i = 0; i < 10; i++) {
+            Http.Response refused = http.post("api/scenario/orders?mode=rms", "");
+            assertEquals(503, refused.status(), refused::toString);
+            assertEquals("Courier unavailable", refused.json().getString("title"));
+        }
+        // The fault is spent, but the circuit is open: the next order is refused without calling Courier.
+        Http.Response open = http.post("api/scenario/orders?mode=rms", "");
+        assertEquals(503, open.status(), open::toString);
+        assertEquals(before, counts("rms").getJsonNumber("orders").longValue(), "no refused order was written");
+        // After the circuit's delay (5 s) orders go through again.
+        Eventually.until(
+                "the circuit closed again",
+                Duration.ofSeconds(30),
+                () -> http.post("api/scenario/orders?mode=rms", "").status() == 201);
+    }
+
+    @Test
     void the_demo_services_answer_only_check_backs_that_courier_signed() {
         Eventually.until(
                 "the rms mode set up",

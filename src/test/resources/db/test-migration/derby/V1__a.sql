@@ -1,0 +1,2 @@
+-- test: a first table
+CREATE TABLE probe_a (id INT NOT NULL PRIMARY KEY);
