@@ -10,16 +10,17 @@ import javax.management.ObjectName;
 
 /**
  * Starts message-driven beans whose activation specs have {@code autoStart="false"}, through Liberty's
- * {@code ServerEndpointControl} MBean: for a bean that may attach to its queue only once the queue exists.
+ * {@code ServerEndpointControl} MBean: for a bean that may attach to its queue only once the queue exists (the
+ * lab's rms listeners, the tests' inbox listeners).
  */
-final class ListenerEndpoints {
+public final class ListenerEndpoints {
 
     private static final Logger LOG = Logger.getLogger(ListenerEndpoints.class.getName());
 
     private ListenerEndpoints() {}
 
     /** @return whether an endpoint of each bean was found and resumed (false: not installed yet, try again) */
-    static boolean resume(String... beans) {
+    public static boolean resume(String... beans) {
         try {
             MBeanServer server = ManagementFactory.getPlatformMBeanServer();
             ObjectName control = new ObjectName("WebSphere:feature=kernel,name=ServerEndpointControl");

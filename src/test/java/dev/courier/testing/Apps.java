@@ -88,41 +88,19 @@ public class Apps {
     /** Resumes the test MDBs' endpoints through Liberty's ServerEndpointControl MBean, once they are installed. */
     private static void resumeListeners() {
         java.util.logging.Logger log = java.util.logging.Logger.getLogger(Apps.class.getName());
-        try {
-            javax.management.MBeanServer server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
-            javax.management.ObjectName control =
-                    new javax.management.ObjectName("WebSphere:feature=kernel,name=ServerEndpointControl");
-            for (int attempt = 0; attempt < 120; attempt++) {
-                Object endpoints = server.invoke(control, "listEndpoints", null, null);
-                java.util.List<String> ours = new java.util.ArrayList<>();
-                for (Object name : toArray(endpoints)) {
-                    if (String.valueOf(name).contains("InboxListener")) {
-                        ours.add(String.valueOf(name));
-                    }
-                }
-                if (ours.size() >= 2) {
-                    server.invoke(control, "resume", new Object[] {String.join(",", ours)}, new String[] {
-                        String.class.getName()
-                    });
-                    log.info("resumed the test MDBs' endpoints " + ours);
-                    return;
-                }
-                Thread.sleep(500);
+        for (int attempt = 0; attempt < 120; attempt++) {
+            if (dev.courier.scenario.ListenerEndpoints.resume("LocalInboxListener", "XaInboxListener")) {
+                log.info("resumed the test MDBs' endpoints");
+                return;
             }
-            log.warning("the test MDBs' endpoints never showed up in ServerEndpointControl.listEndpoints");
-        } catch (Exception e) {
-            log.log(java.util.logging.Level.WARNING, "resuming the test MDBs' endpoints failed", e);
+            try {
+                Thread.sleep(500);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
-    }
-
-    private static Object[] toArray(Object endpoints) {
-        if (endpoints instanceof Object[] array) {
-            return array;
-        }
-        if (endpoints instanceof java.util.Collection<?> collection) {
-            return collection.toArray();
-        }
-        return new Object[] {endpoints};
+        log.warning("the test MDBs' endpoints never showed up in ServerEndpointControl.listEndpoints");
     }
 
     private static void create(Connection c, String ddl) {
