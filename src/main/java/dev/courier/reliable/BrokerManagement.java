@@ -24,8 +24,20 @@ class BrokerManagement {
     /** Artemis's code for "Cannot find resource with name …": the queue (or address) does not exist. */
     private static final String NOT_FOUND = "AMQ229067";
 
+    private static final java.util.logging.Logger LOG =
+            java.util.logging.Logger.getLogger(BrokerManagement.class.getName());
+
+    /** The broker answered, and refused (or did not answer in time): asking again would not help. */
+    static class Answered extends JMSRuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Answered(String message) {
+            super(message);
+        }
+    }
+
     /** The broker has no resource of that name (a queue an operator deleted, say). */
-    static final class NoSuchResource extends JMSRuntimeException {
+    static final class NoSuchResource extends Answered {
         private static final long serialVersionUID = 1L;
 
         NoSuchResource(String message) {
@@ -63,6 +75,21 @@ class BrokerManagement {
     }
 
     private JsonArray request(String resource, String kind, String operation, String arguments) {
+        try {
+            return requestOnce(resource, kind, operation, arguments);
+        } catch (Answered e) {
+            throw e;
+        } catch (JMSRuntimeException e) {
+            // A pooled connection the broker dropped (it restarted) fails once, and the pool then discards it and
+            // its siblings (purgePolicy EntirePool): one more try, on a fresh connection. Every operation asked
+            // here is safe to repeat (create if missing, read an attribute; a destroy repeated finds nothing and
+            // says so).
+            LOG.fine(() -> operation + " on " + resource + " failed (" + e + "); trying once more");
+            return requestOnce(resource, kind, operation, arguments);
+        }
+    }
+
+    private JsonArray requestOnce(String resource, String kind, String operation, String arguments) {
         try (JMSContext jms = connectionFactory.createContext()) {
             jakarta.jms.TemporaryQueue replies = jms.createTemporaryQueue();
             jakarta.jms.TextMessage request = jms.createTextMessage(arguments);
@@ -73,14 +100,14 @@ class BrokerManagement {
             try (JMSConsumer consumer = jms.createConsumer(replies)) {
                 jakarta.jms.Message reply = consumer.receive(10_000);
                 if (reply == null) {
-                    throw new JMSRuntimeException("the broker did not answer " + operation + " on " + resource);
+                    throw new Answered("the broker did not answer " + operation + " on " + resource);
                 }
                 String body = reply.getBody(String.class);
                 if (!reply.getBooleanProperty("_AMQ_OperationSucceeded")) {
                     String refusal = "the broker refused " + operation + " on " + resource + ": " + body;
                     throw body != null && body.contains(NOT_FOUND)
                             ? new NoSuchResource(refusal)
-                            : new JMSRuntimeException(refusal);
+                            : new Answered(refusal);
                 }
                 try (var reader = Json.createReader(new StringReader(body == null ? "[]" : body))) {
                     return reader.readArray();
