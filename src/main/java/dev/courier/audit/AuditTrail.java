@@ -4,6 +4,7 @@ import static dev.courier.platform.Columns.instant;
 import static dev.courier.platform.Columns.timestamp;
 
 import dev.courier.platform.Columns;
+import dev.courier.platform.DatabaseClock;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -12,7 +13,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +33,7 @@ public class AuditTrail {
     private DataSource dataSource;
 
     @Inject
-    private Clock clock;
+    private DatabaseClock clock;
 
     /** Records one call, now. */
     @Transactional(Transactional.TxType.REQUIRES_NEW)

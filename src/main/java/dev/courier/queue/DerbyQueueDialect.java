@@ -180,11 +180,6 @@ final class DerbyQueueDialect implements QueueDialect {
     }
 
     @Override
-    public String selectClock() {
-        return null; // embedded: the server's clock is the database's
-    }
-
-    @Override
     public String skipLocked() {
         return UNCOMMITTED;
     }

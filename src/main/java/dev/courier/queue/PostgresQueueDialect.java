@@ -104,11 +104,6 @@ final class PostgresQueueDialect implements QueueDialect {
     }
 
     @Override
-    public String selectClock() {
-        return "SELECT clock_timestamp()";
-    }
-
-    @Override
     public String skipLocked() {
         return " FOR UPDATE SKIP LOCKED";
     }

@@ -66,9 +66,6 @@ interface QueueDialect {
      */
     String selectQueue();
 
-    /** The database's clock alone (one row, one column), or null where the server's clock is the database's. */
-    String selectClock();
-
     /**
      * Deletes each message whose current lease is its token, of {@code queue} only unless it is null; ids are
      * distinct. Exact whatever the driver reports for batches. @return the ids deleted

@@ -81,11 +81,6 @@ class QueueSettings {
     @ConfigProperty(name = "courier.queue.settings-ttl", defaultValue = "PT1S")
     Duration settingsTtl;
 
-    /** How often a server reads the database's clock (PostgreSQL; see QueueDatabase.now). */
-    @Inject
-    @ConfigProperty(name = "courier.queue.clock-refresh", defaultValue = "PT1S")
-    Duration clockRefresh;
-
     /** Most messages in one batch send or one batch acknowledgement. */
     @Inject
     @ConfigProperty(name = "courier.queue.max-batch", defaultValue = "1000")

@@ -213,22 +213,6 @@ class QueueStore {
 
     // --- turns
 
-    /**
-     * Gives {@code job} to {@code owner} until {@code until}, if it holds it already or nobody holds it past
-     * {@code now}. @return whether the job is {@code owner}'s now
-     */
-    boolean takeTurn(Connection connection, String job, String owner, Instant now, Instant until) throws SQLException {
-        try (PreparedStatement take = connection.prepareStatement("UPDATE courier_job_lease SET owner = ?, "
-                + "expires_at = ? WHERE name = ? AND (owner = ? OR expires_at <= ?)")) {
-            take.setString(1, owner);
-            take.setTimestamp(2, timestamp(until), Columns.utc());
-            take.setString(3, job);
-            take.setString(4, owner);
-            take.setTimestamp(5, timestamp(now), Columns.utc());
-            return take.executeUpdate() == 1;
-        }
-    }
-
     /** Records a sweep and forgets those that started before {@code forgetBefore}. */
     void recordSweep(Connection connection, SweepRun run, Instant forgetBefore) throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement("INSERT INTO courier_sweep_run (owner, "

@@ -8,7 +8,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * The sweeper's steps, each a short transaction of its own: a sweep never holds locks across queues, and a step
@@ -21,8 +20,6 @@ class SweepSteps {
     @Inject
     private QueueMeters meters;
 
-    static final String JOB = "queue.sweeper";
-
     @Inject
     private QueueDatabase database;
 
@@ -31,19 +28,6 @@ class SweepSteps {
 
     @Inject
     private MessageStore store;
-
-    /**
-     * Takes or keeps the sweeper's turn: the lease row names {@code owner} until {@code ttl} from now, unless
-     * another server holds an unexpired lease. @return the database's time when the turn is ours, else empty
-     */
-    Optional<Instant> takeTurn(String owner, Duration ttl) {
-        try (Connection connection = database.connection()) {
-            Instant now = database.now(connection);
-            return queues.takeTurn(connection, JOB, owner, now, now.plus(ttl)) ? Optional.of(now) : Optional.empty();
-        } catch (SQLException e) {
-            throw new IllegalStateException("taking the sweeper's turn failed", e);
-        }
-    }
 
     List<QueueSpec> queues() {
         try (Connection connection = database.connection()) {

@@ -1,5 +1,6 @@
 package dev.courier.queue;
 
+import dev.courier.platform.JobTurns;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
@@ -13,15 +14,12 @@ import jakarta.ejb.TimerService;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.function.IntSupplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Housekeeping every {@code courier.queue.sweep-interval} (5 s), on one server at a time: moves messages that
@@ -29,11 +27,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * messages older than {@code courier.queue.dead-retention} and forgets idempotency keys whose window is over and
  * whose message is gone.
  *
- * <p>One server at a time: a sweep starts only when this server holds the sweeper's row in
- * {@code courier_job_lease} (taken when free or expired, renewed by each sweep, for three intervals of database
- * time). A leased row rather than an advisory lock or a persistent timer: it works on both databases, a pooled
- * connection never carries a session lock, it frees itself when its server dies, and the row says who sweeps.
- * Each step is a short transaction per queue that skips rows others hold and changes at most a page of rows;
+ * <p>One server at a time: a sweep starts only when this server holds the sweeper's turn ({@link JobTurns},
+ * renewed by each sweep, for three intervals of database time). Each step is a short transaction per queue that skips rows others hold and changes at most a page of rows;
  * every change is fenced, so even two overlapping sweeps (an owner paused past its lease) do nothing twice.
  * Each sweep is recorded in {@code courier_sweep_run} (kept a day).
  */
@@ -45,6 +40,9 @@ public class Sweeper {
     private static final Logger LOG = Logger.getLogger(Sweeper.class.getName());
     /** Rows one step changes at most; a queue with more is worked through page by page within the sweep. */
     static final int PAGE = 500;
+
+    /** The sweeper's row in {@code courier_job_lease}. */
+    static final String JOB = "queue.sweeper";
 
     private static final int MAX_PAGES = 100;
 
@@ -58,20 +56,10 @@ public class Sweeper {
     private QueueSettings settings;
 
     @Inject
-    @ConfigProperty(name = "courier.server.name", defaultValue = "courier")
-    String serverName;
-
-    @Inject
-    @ConfigProperty(name = "courier.http.port", defaultValue = "9080")
-    String httpPort;
-
-    private String owner;
+    private JobTurns turns;
 
     @PostConstruct
     void schedule() {
-        // Stable across restarts, so a restarted server takes its turn back at once instead of waiting for its
-        // old lease to expire; unique per server, since two servers on one host cannot share a port.
-        owner = serverName + "@" + host() + ":" + httpPort;
         long interval = settings.sweepInterval.toMillis();
         timers.createIntervalTimer(interval, interval, new TimerConfig("courier.queue.sweep", false));
     }
@@ -88,7 +76,7 @@ public class Sweeper {
 
     /** This server's name in the sweeper's lease and in the runs it records. */
     public String owner() {
-        return owner;
+        return turns.owner();
     }
 
     /**
@@ -98,7 +86,7 @@ public class Sweeper {
      */
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public Optional<SweepRun> sweep() {
-        Optional<Instant> turn = steps.takeTurn(owner, settings.sweepInterval.multipliedBy(3));
+        Optional<Instant> turn = turns.take(JOB, settings.sweepInterval.multipliedBy(3));
         if (turn.isEmpty()) {
             return Optional.empty();
         }
@@ -114,7 +102,7 @@ public class Sweeper {
             // operator (courier_queue_messages{state="dead"} counts them, GET /api/queues/{queue}/dead lists them).
             LOG.warning("messages out of attempts moved to dead letters: " + dead);
         }
-        return Optional.of(steps.record(owner, turn.get(), dead, purged, Duration.ofDays(1)));
+        return Optional.of(steps.record(turns.owner(), turn.get(), dead, purged, Duration.ofDays(1)));
     }
 
     /** Repeats a paged step while it fills its page, up to a bound per sweep (the next sweep goes on). */
@@ -128,13 +116,5 @@ public class Sweeper {
             }
         }
         return total;
-    }
-
-    private static String host() {
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (UnknownHostException e) {
-            return "unknown-host";
-        }
     }
 }

@@ -1,6 +1,7 @@
 package dev.courier.reliable;
 
 import dev.courier.client.CallSignature;
+import dev.courier.platform.DatabaseClock;
 import dev.courier.platform.ProblemException;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
@@ -9,7 +10,6 @@ import jakarta.inject.Inject;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Clock;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -33,7 +33,7 @@ public class Producers {
     private ProducerGates gates;
 
     @Inject
-    private Clock clock;
+    private DatabaseClock clock;
 
     @Inject
     private ReliableSettings settings;

@@ -1,6 +1,7 @@
 package dev.courier.reliable;
 
 import dev.courier.platform.Columns;
+import dev.courier.platform.DatabaseClock;
 import dev.courier.platform.FaultInjection;
 import dev.courier.platform.Json;
 import dev.courier.platform.ProblemException;
@@ -10,7 +11,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -73,7 +73,7 @@ class Protocol {
     private dev.courier.platform.AfterCommit afterCommit;
 
     @Inject
-    private Clock clock;
+    private DatabaseClock clock;
 
     /**
      * Stores a {@code PENDING} message; nothing is delivered until it is confirmed. Its check-back is due

@@ -1,11 +1,11 @@
 package dev.courier.reliable;
 
+import dev.courier.platform.DatabaseClock;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -25,7 +25,7 @@ class ReconcileSteps {
     private ReliableSettings settings;
 
     @Inject
-    private Clock clock;
+    private DatabaseClock clock;
 
     List<ReliableStore.ClaimedCheck> claimChecks() {
         Instant now = clock.instant();

@@ -1,5 +1,6 @@
 package dev.courier.reliable;
 
+import dev.courier.platform.DatabaseClock;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.ConcurrencyManagement;
@@ -14,7 +15,6 @@ import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.inject.Inject;
-import java.time.Clock;
 import java.time.Instant;
 import java.util.Deque;
 import java.util.List;
@@ -36,7 +36,7 @@ import java.util.logging.Logger;
  * exponential backoff, and after {@code courier.reliable.max-checks} the message is dead and its producer told.
  * <li><b>Sent timeout</b>: a delivery whose subscriber did not report in time (or reported a failure) is sent
  * again to that subscriber's queue alone; past its retry limit it is dead and the producer told.
- * <li><b>Notices</b> to producers, retried until answered with 2xx; and the purge of finished messages.
+ * <li><b>Notices</b> to producers, retried until answered with 2xx.
  * </ul>
  * Why not MicroProfile Fault Tolerance annotations for the pacing: their bulkhead and circuit breaker are one per
  * method for all callers, so one dead producer would open the circuit for every producer. The gate is per producer.
@@ -48,7 +48,6 @@ import java.util.logging.Logger;
 public class Reconciler {
 
     private static final Logger LOG = Logger.getLogger(Reconciler.class.getName());
-    private static final java.time.Duration PURGE_EVERY = java.time.Duration.ofMinutes(1);
 
     @Resource
     private TimerService timers;
@@ -78,14 +77,13 @@ public class Reconciler {
     private ReliableSettings settings;
 
     @Inject
-    private Clock clock;
+    private DatabaseClock clock;
 
     private final AtomicBoolean running = new AtomicBoolean();
     /** Claimed check-backs waiting for their producer's gate, per producer. */
     private final Map<String, Deque<ReliableStore.ClaimedCheck>> lanes = new ConcurrentHashMap<>();
 
     private final AtomicInteger waiting = new AtomicInteger();
-    private volatile Instant lastPurge = Instant.MIN;
 
     @PostConstruct
     void schedule() {
@@ -99,11 +97,6 @@ public class Reconciler {
         if (running.compareAndSet(false, true)) {
             try {
                 reconcile();
-                Instant now = clock.instant();
-                if (!now.isBefore(lastPurge.plus(PURGE_EVERY))) {
-                    steps.purge();
-                    lastPurge = now; // a purge that failed is tried again at the next tick, not a minute later
-                }
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "reconcile failed; it runs again in " + settings.reconcileInterval, e);
             } finally {

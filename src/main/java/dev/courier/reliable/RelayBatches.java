@@ -1,5 +1,6 @@
 package dev.courier.reliable;
 
+import dev.courier.platform.DatabaseClock;
 import dev.courier.platform.Dialect;
 import dev.courier.platform.FaultInjection;
 import jakarta.annotation.Resource;
@@ -14,7 +15,6 @@ import jakarta.jms.MessageProducer;
 import jakarta.jms.Session;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 
@@ -52,7 +52,7 @@ public class RelayBatches {
     private FaultInjection faults;
 
     @Inject
-    private Clock clock;
+    private DatabaseClock clock;
 
     private static volatile Dialect dialect;
 

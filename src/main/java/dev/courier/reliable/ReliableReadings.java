@@ -1,10 +1,10 @@
 package dev.courier.reliable;
 
+import dev.courier.platform.DatabaseClock;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Clock;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -32,7 +32,7 @@ public class ReliableReadings {
     private ProducerGates gates;
 
     @Inject
-    private Clock clock;
+    private DatabaseClock clock;
 
     public Map<MetricID, Double> read() {
         Map<MetricID, Double> readings = new HashMap<>();

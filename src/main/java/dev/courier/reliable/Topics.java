@@ -1,6 +1,7 @@
 package dev.courier.reliable;
 
 import dev.courier.access.Grants;
+import dev.courier.platform.DatabaseClock;
 import dev.courier.platform.ProblemException;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
@@ -8,7 +9,6 @@ import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -40,7 +40,7 @@ public class Topics {
     private ReliableSettings settings;
 
     @Inject
-    private Clock clock;
+    private DatabaseClock clock;
 
     /**
      * @param retryLimit null for {@code courier.reliable.retry-limit} (10)

@@ -106,4 +106,29 @@ class AuditIT {
         assertEquals(400, http.get("api/audit?before=yesterday").status());
         assertEquals(403, http.as("producer").get("api/audit").status());
     }
+
+    @Test
+    void should_run_the_retention_on_the_server_holding_its_turn_only() {
+        // Free or this server's: it purges. Then another server takes the turn once this one's has expired.
+        assertTrue(http.post("api/test/audit/retention", "").json().containsKey("purged"));
+        assertEquals(
+                false,
+                http.post("api/test/turns/audit.retention?owner=another-server&seconds=600", "")
+                        .json()
+                        .getBoolean("taken"),
+                "this server holds the turn for half an hour");
+        http.post("api/test/clock/advance?seconds=1801", "");
+        assertTrue(http.post("api/test/turns/audit.retention?owner=another-server&seconds=600", "")
+                .json()
+                .getBoolean("taken"));
+
+        assertEquals(
+                false,
+                http.post("api/test/audit/retention", "").json().getBoolean("turn"),
+                "another server holds the turn: this one does not purge");
+        http.post("api/test/clock/advance?seconds=601", "");
+        assertTrue(
+                http.post("api/test/audit/retention", "").json().containsKey("purged"),
+                "the other server's turn expired: this one purges again");
+    }
 }

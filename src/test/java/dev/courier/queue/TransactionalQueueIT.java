@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.courier.platform.Backoff;
+import dev.courier.platform.JobTurns;
 import dev.courier.testing.ArmedFaults;
 import dev.courier.testing.CourierDeployment;
 import dev.courier.testing.SettableClock;
@@ -61,7 +62,7 @@ class TransactionalQueueIT {
     private Sweeper sweeper;
 
     @Inject
-    private SweepSteps steps;
+    private JobTurns turns;
 
     @Inject
     private ArmedFaults faults;
@@ -449,12 +450,14 @@ class TransactionalQueueIT {
     void should_sweep_on_the_server_holding_the_sweepers_turn_only() {
         assertTrue(sweeper.sweep().isPresent(), "free or ours: this server sweeps");
         assertTrue(
-                steps.takeTurn("another-server", Duration.ofSeconds(60)).isEmpty(),
+                turns.take(Sweeper.JOB, "another-server", Duration.ofSeconds(60))
+                        .isEmpty(),
                 "another server cannot take the turn while this one holds it");
         boolean taken = false;
         for (int tries = 0; tries < 3 && !taken; tries++) { // this server's timer may renew just before we try
             clock.advance(Duration.ofSeconds(16)); // past three sweep intervals: this server's lease has expired
-            taken = steps.takeTurn("another-server", Duration.ofSeconds(60)).isPresent();
+            taken = turns.take(Sweeper.JOB, "another-server", Duration.ofSeconds(60))
+                    .isPresent();
         }
         assertTrue(taken, "an expired turn passes on");
 

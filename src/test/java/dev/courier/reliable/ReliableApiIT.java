@@ -536,7 +536,7 @@ class ReliableApiIT {
     }
 
     @Test
-    void should_purge_completed_and_cancelled_messages_after_the_retention_period() {
+    void should_purge_completed_and_cancelled_messages_after_the_retention_period_on_the_server_holding_the_turn() {
         f.register(f.producer, "BARRIER").subscribe("a");
         String completed = f.prepare("{}", 3600);
         http.post("api/messages/" + completed + "/confirm", "");
@@ -546,8 +546,19 @@ class ReliableApiIT {
         String sent = f.prepare("{}", 3600);
         http.post("api/messages/" + sent + "/confirm", "");
 
+        // Another server holds the purge's turn (for nine days of database time): this one purges nothing.
+        assertTrue(http.post("api/test/turns/reliable.purge?owner=another-server&seconds=" + 9 * 24 * 3600, "")
+                .json()
+                .getBoolean("taken"));
         f.advance(8 * 24 * 3600); // past the 7-day retention
+        try {
+            Thread.sleep(3000); // three reconciler ticks: a purge, if this server ran one, would be done
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+        assertEquals(200, http.get("api/messages/" + completed).status(), "the other server's turn: kept here");
 
+        f.advance(2 * 24 * 3600); // the other server's turn expired: this one takes it
         dev.courier.testing.Eventually.until(
                 "finished messages purged",
                 Fixture.SETTLE,

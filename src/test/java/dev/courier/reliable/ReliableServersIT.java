@@ -10,6 +10,7 @@ import dev.courier.testing.LibertyProcess;
 import dev.courier.testing.ProducerStub;
 import jakarta.json.JsonObject;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -22,7 +23,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Two Courier servers of the same installation on one PostgreSQL database and one broker, both running the
- * reconciler: each due check-back is made once and each due redelivery sent once, not once per server.
+ * reconciler: each due check-back is made once and each due redelivery sent once, not once per server. The second
+ * server's clock runs 30 s ahead ({@code courier.clock.skew}): the times it stores are the database's.
  * PostgreSQL only (the embedded database belongs to one process). Runs in the crash execution, which manages its
  * own servers.
  */
@@ -35,7 +37,8 @@ class ReliableServersIT {
     static void startServers() throws Exception {
         Assumptions.assumeTrue("postgres".equals(System.getProperty("courier.db")), "needs a shared database");
         first = new LibertyProcess();
-        second = LibertyProcess.second();
+        // The second server's own clock runs 30 s ahead: every time it stores is the database's all the same.
+        second = LibertyProcess.second().environment("COURIER_CLOCK_SKEW", "PT30S");
         LibertyProcess.startAll(first, second);
     }
 
@@ -73,6 +76,14 @@ class ReliableServersIT {
                                 .post("api/messages/" + id + "/confirm", "")
                                 .status());
                 sent.add(id);
+            }
+
+            for (String id : List.of(pending.get(1), pending.get(3))) { // prepared on the second server
+                Instant created =
+                        Instant.parse(b.get("api/messages/" + id).json().getString("createdAt"));
+                assertTrue(
+                        Duration.between(Instant.now(), created).abs().compareTo(Duration.ofSeconds(10)) < 0,
+                        "created at " + created + " in database time, not 30 s ahead");
             }
 
             // Nobody committed the pending ones: every check-back answers ROLLED_BACK, once per message.

@@ -39,6 +39,38 @@ public class TestControlResource {
                 .toString();
     }
 
+    @Inject
+    private dev.courier.audit.AuditRetention auditRetention;
+
+    @Inject
+    private dev.courier.platform.JobTurns turns;
+
+    /** The hourly retention job as its timer runs it: {"purged"}, or {"turn": false} when another server holds it. */
+    @POST
+    @Path("audit/retention")
+    public String auditRetention() {
+        return auditRetention
+                .purge()
+                .map(purged -> Json.createObjectBuilder().add("purged", purged))
+                .orElseGet(() -> Json.createObjectBuilder().add("turn", false))
+                .build()
+                .toString();
+    }
+
+    /** Takes {@code job}'s turn as another server would, for {@code seconds}: {"taken"}. */
+    @POST
+    @Path("turns/{job}")
+    public String takeTurn(
+            @PathParam("job") String job, @QueryParam("owner") String owner, @QueryParam("seconds") long seconds) {
+        return Json.createObjectBuilder()
+                .add(
+                        "taken",
+                        turns.take(job, owner, java.time.Duration.ofSeconds(seconds))
+                                .isPresent())
+                .build()
+                .toString();
+    }
+
     @POST
     @Path("clock/advance")
     public void advance(@QueryParam("seconds") double seconds) {

@@ -1,4 +1,4 @@
-package dev.courier.queue;
+package dev.courier.platform;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

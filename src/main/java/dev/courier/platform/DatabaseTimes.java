@@ -1,4 +1,4 @@
-package dev.courier.queue;
+package dev.courier.platform;
 
 import java.time.Duration;
 import java.time.Instant;
