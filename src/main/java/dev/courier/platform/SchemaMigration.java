@@ -17,6 +17,7 @@ import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
 import org.flywaydb.core.api.MigrationVersion;
+import org.flywaydb.core.api.output.MigrateResult;
 
 /**
  * Brings the database schema to the version this build expects, at start-up, before any request is served.
@@ -125,11 +126,11 @@ public class SchemaMigration {
                 throw new IllegalStateException("schema migration of " + root + " found no script for " + dialect
                         + " (classpath:" + root + "/" + dialect.folder() + ")");
             }
-            flyway.migrate();
-            MigrationVersion current = flyway.info().current() == null
-                    ? MigrationVersion.EMPTY
-                    : flyway.info().current().getVersion();
-            int version = current == MigrationVersion.EMPTY ? 0 : Integer.parseInt(current.getVersion());
+            // One scan of the scripts and the history for the check above, one for the migration: its result says
+            // where the schema ended (the version it reached, or where it was when nothing was pending).
+            MigrateResult result = flyway.migrate();
+            String at = result.targetSchemaVersion != null ? result.targetSchemaVersion : result.initialSchemaVersion;
+            int version = at == null ? 0 : Integer.parseInt(at);
             LOG.info(() -> "Schema " + root + " of " + dialect + " database at version " + version);
             return new Applied(dialect, version);
         } catch (FlywayException e) {
