@@ -13,7 +13,7 @@ import java.util.Map;
 /**
  * Checks the scenario's invariant from the two databases themselves (not from any mechanism's counters): every
  * order ends with exactly one reservation or a rejection, never both, never neither, and stock never goes
- * negative.
+ * negative; in XA mode, every shipment belongs to an order that committed.
  */
 @ApplicationScoped
 public class Consistency {
@@ -43,8 +43,18 @@ public class Consistency {
         }
     }
 
-    /** The check's result: counts per mode, and items whose stock is negative. */
-    public record Report(Map<Mode, Counts> modes, long negativeStock) {
+    /**
+     * XA mode's downstream step ({@link XaOrderPlacedListener}), read from the orders database.
+     *
+     * @param shipped orders with a shipment (each has one at most: the table's key)
+     * @param orphaned shipments whose order does not exist: an event of an order that rolled back, never expected
+     *     (but for an instant: two-phase commit ends an order's branches one by one, and its event can be consumed
+     *     before the orders database's branch has committed)
+     */
+    public record Shipping(long shipped, long orphaned) {}
+
+    /** The check's result: counts per mode, items whose stock is negative, and XA mode's shipments. */
+    public record Report(Map<Mode, Counts> modes, long negativeStock, Shipping shipping) {
 
         public Counts total() {
             return modes.values().stream().reduce(new Counts(0, 0, 0, 0, 0, 0, 0), Counts::plus);
@@ -112,9 +122,18 @@ public class Consistency {
                 rows.next();
                 negative = rows.getLong(1);
             }
-            return new Report(modes, negative);
+            return new Report(modes, negative, shipping(orders));
         } catch (SQLException e) {
             throw new IllegalStateException("the consistency check failed", e);
+        }
+    }
+
+    private static Shipping shipping(Connection orders) throws SQLException {
+        try (PreparedStatement select = orders.prepareStatement("SELECT COUNT(o.id), COUNT(*) FROM scenario_shipment s "
+                        + "LEFT JOIN scenario_order o ON o.id = s.order_id");
+                ResultSet rows = select.executeQuery()) {
+            rows.next();
+            return new Shipping(rows.getLong(1), rows.getLong(2) - rows.getLong(1));
         }
     }
 

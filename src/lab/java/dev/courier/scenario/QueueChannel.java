@@ -26,6 +26,8 @@ public class QueueChannel {
     @Inject
     private TransactionalQueue queue;
 
+    // No fault tolerance on the send: it is an INSERT in the order's own transaction and database, nothing remote
+    // to wait for; a failure rolls the order back with it, and retrying inside that transaction could not help.
     public OrderState place(Order order) {
         book.insert(order, OrderState.PLACED);
         queue.send(

@@ -29,6 +29,12 @@ import java.util.logging.Logger;
  * together in the inventory database; then the ack and the order's outcome commit together in the orders
  * database. A crash between the two leaves the message leased; when its lease runs out it is delivered again,
  * the inbox answers the recorded outcome without reserving again, and the ack completes.
+ *
+ * <p>Managed threads of its own, not a message-driven bean or a timer: the transactional queue is pulled (a
+ * receive that waits for messages, woken at once by a committed send), not pushed through JMS, so there is no
+ * destination to attach a bean to; and a timer would look at the queue only at its interval, adding up to a whole
+ * interval to every order, where a waiting receive takes a message the moment it is sent. No {@code @Retry} on the
+ * steps: this loop already tries again, and a step that failed leaves its message leased, so it comes back.
  */
 @Singleton
 @Startup

@@ -22,7 +22,8 @@ import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenExce
  * Tolerance): when half of the last 10 orders could not reach Courier, the circuit opens and for 5 s orders answer
  * 503 at once instead of each waiting out a call timeout; every refused order writes nothing. No retry here: the
  * call runs inside the order's transaction, and a prepare that failed may still have been recorded (a check-back
- * then finds no order and Courier cancels it).
+ * then finds no order and Courier cancels it). No {@code @Timeout} either: the helper's HTTP client already ends
+ * the call after 10 s.
  */
 @Stateless
 @TransactionAttribute(TransactionAttributeType.REQUIRED)

@@ -47,6 +47,9 @@ public class RmsInventoryListener implements MessageListener {
                         new Order(body.getString("orderId"), Mode.RMS, body.getString("sku"), body.getInt("quantity"));
                 orderId[0] = order.id();
                 OrderState outcome = inventory.reserve(order);
+                // No @Retry on the reply's prepare: it runs inside this message's transaction. A failure rolls the
+                // reservation back with it, the helper reports the message failed, and Courier delivers it again
+                // after its backoff: the retry, with a fresh transaction.
                 parties.inventory()
                         .send(
                                 RmsParties.REPLIES_TOPIC,

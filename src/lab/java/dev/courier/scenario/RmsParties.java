@@ -22,6 +22,8 @@ import java.time.Instant;
 import java.util.Optional;
 import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.eclipse.microprofile.faulttolerance.Retry;
+import org.eclipse.microprofile.faulttolerance.Timeout;
 
 /**
  * The two services as clients of Courier's reliable message service, wired from the helpers exactly as separate
@@ -90,10 +92,22 @@ public class RmsParties {
     }
 
     /**
-     * Registers both services and both topics with Courier and creates the helpers' tables, once. Idempotent.
+     * Registers both services and both topics with Courier and creates the helpers' tables, once. Idempotent, and
+     * called with no transaction ({@link RmsSetUp}): each call to Courier commits on its own, so an attempt that
+     * failed half-way left only registrations the next attempt makes again.
+     *
+     * <p>Guarded as calls to a remote service are: an attempt that hangs past 30 s is cut (longer than Courier's own
+     * waits, such as the broker management's 10 s for an answer, asked a second time on a fresh connection, so it
+     * cuts only a call hanging where nothing else would end it), and a failed attempt is tried twice more within
+     * half a second or so, which rides out a moment's failure (a pooled database connection the database had
+     * closed) without waiting for the timer's next round.
      *
      * @throws RuntimeException when the database or the broker cannot be reached yet
      */
+    // No @Retry can go around a transaction on the same bean: the transaction's interceptor wraps fault
+    // tolerance's, so the retries would run inside the transaction that failed. Here there is none to wrap.
+    @Timeout(30_000)
+    @Retry(maxRetries = 2, delay = 200, jitter = 100)
     synchronized void setUp() throws SQLException {
         if (ready) {
             return;

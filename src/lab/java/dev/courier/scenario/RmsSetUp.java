@@ -9,6 +9,8 @@ import jakarta.ejb.Timeout;
 import jakarta.ejb.Timer;
 import jakarta.ejb.TimerConfig;
 import jakarta.ejb.TimerService;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import java.util.logging.Logger;
 
@@ -17,7 +19,8 @@ import java.util.logging.Logger;
  * EJB timer tries every second until it succeeds, then cancels itself. The beans' endpoints start only after
  * their subscribers are registered (their activation specs have {@code autoStart="false"}): a bean attached to a
  * subscriber queue before Courier created it would make the broker create a queue of that name that no copy
- * reaches.
+ * reaches. The timer waits out Courier being down however long; each round's calls are guarded by
+ * {@link RmsParties#setUp}'s timeout and retries.
  */
 @Singleton
 @Startup
@@ -37,7 +40,10 @@ public class RmsSetUp {
         timers.createIntervalTimer(0, 1000, new TimerConfig("rms set-up", false));
     }
 
+    // No transaction: set-up is a row of calls to Courier that each commit on their own (so they can be retried);
+    // inside the timer's transaction a refused one would mark it for rollback, undoing the others.
     @Timeout
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     void tryOnce(Timer timer) {
         try {
             parties.setUp();

@@ -28,8 +28,9 @@ import jakarta.ws.rs.core.UriInfo;
 
 /**
  * {@code /api/scenario}: the demo business over HTTP. {@code POST orders?mode=xa|rms|queue} {@code {"sku"?,
- * "quantity"?}} → 201 {@code {"orderId", "mode", "state"}} (409 out of stock in XA mode); {@code POST stock}
- * {@code {"sku", "quantity"}}; {@code GET consistency}; {@code PUT slowdown} {@code {"factor"}} (the lab's slowed consumer).
+ * "quantity"?}} → 201 {@code {"orderId", "mode", "state"}} (409 out of stock in XA mode); {@code GET orders/{id}}
+ * → {@code {"orderId", "state", "shipment"}}; {@code POST stock} {@code {"sku", "quantity"}}; {@code GET
+ * consistency}; {@code PUT slowdown} {@code {"factor"}} (the lab's slowed consumer).
  */
 @ApplicationScoped
 @Path("scenario")
@@ -47,6 +48,9 @@ public class ScenarioResource {
 
     @Inject
     private SlowConsumer slow;
+
+    @Inject
+    private Shipments shipments;
 
     @RolesAllowed(Roles.PRODUCER)
     @POST
@@ -70,9 +74,19 @@ public class ScenarioResource {
     @GET
     @Path("orders/{id}")
     public JsonObject order(@PathParam("id") String id) {
+        OrderState state = orders.state(id);
+        // Null until XA mode's shipping service has consumed the order's event; always null in the other modes.
+        JsonValue shipment = shipments
+                .shipment(id)
+                .<JsonValue>map(s -> Json.createObjectBuilder()
+                        .add("delivery", s.delivery())
+                        .add("shippedAt", s.shippedAt().toString())
+                        .build())
+                .orElse(JsonValue.NULL);
         return Json.createObjectBuilder()
                 .add("orderId", id)
-                .add("state", orders.state(id).name())
+                .add("state", state.name())
+                .add("shipment", shipment)
                 .build();
     }
 
@@ -148,7 +162,10 @@ public class ScenarioResource {
         return new dev.courier.client.BarrierCheckBack(db).answer(id).json();
     }
 
-    /** Per mode and in total: orders, reserved, rejected, pending, missing, duplicated, orphaned; negativeStock. */
+    /**
+     * Per mode and in total: orders, reserved, rejected, pending, missing, duplicated, orphaned; negativeStock;
+     * shipping (XA mode's shipments): shipped, orphaned.
+     */
     @RolesAllowed(Roles.ADMIN)
     @GET
     @Path("consistency")
@@ -160,6 +177,11 @@ public class ScenarioResource {
                 .add("modes", modes)
                 .add("total", counts(report.total()))
                 .add("negativeStock", report.negativeStock())
+                .add(
+                        "shipping",
+                        Json.createObjectBuilder()
+                                .add("shipped", report.shipping().shipped())
+                                .add("orphaned", report.shipping().orphaned()))
                 .build();
     }
 

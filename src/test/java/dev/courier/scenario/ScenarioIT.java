@@ -1,6 +1,7 @@
 package dev.courier.scenario;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.courier.testing.CourierDeployment;
 import dev.courier.testing.Eventually;
@@ -77,6 +78,54 @@ class ScenarioIT {
                 http.post("api/scenario/orders?mode=xa", "{\"sku\": \"" + sku + "\"}")
                         .status(),
                 "the one item is still in stock");
+    }
+
+    @Test
+    void xa_ships_each_committed_order_once_from_its_event_and_nothing_for_a_refused_or_rolled_back_one() {
+        Http.Response refused = http.post("api/scenario/orders?mode=xa", "{\"sku\": \"" + scarce(0) + "\"}");
+        assertEquals(409, refused.status(), refused::toString);
+        String sku = scarce(3);
+        http.post("api/test/faults/" + XaChannel.BEFORE_PUBLISH + "?times=1", "");
+        Http.Response rolledBack = http.post("api/scenario/orders?mode=xa", "{\"sku\": \"" + sku + "\"}");
+        assertEquals(500, rolledBack.status(), rolledBack::toString);
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Http.Response placed = http.post("api/scenario/orders?mode=xa", "{\"sku\": \"" + sku + "\"}");
+            assertEquals(201, placed.status(), placed::toString);
+            ids.add(placed.json().getString("orderId"));
+        }
+
+        for (String id : ids) {
+            JsonObject shipment = shipment(id); // one at most: the shipment's key is the order's id
+            assertTrue(shipment.getInt("delivery") >= 1, shipment::toString);
+        }
+        // The refused and the rolled-back order published nothing: no shipment without its order. Read once the
+        // later orders' events were consumed, after any event of the two would have been.
+        JsonObject shipping = consistency().getJsonObject("shipping");
+        assertEquals(0, shipping.getJsonNumber("orphaned").longValue(), shipping::toString);
+        assertConsistent(counts("xa"));
+    }
+
+    @Test
+    void xa_shipment_failing_after_its_write_rolls_back_with_the_receive_and_is_booked_once_by_the_redelivery() {
+        // Every event before this one is consumed first, so the armed fault meets this test's event.
+        shipment(http.post("api/scenario/orders?mode=xa", "").json().getString("orderId"));
+        http.post("api/test/faults/" + XaOrderPlacedListener.AFTER_SHIPMENT + "?times=1", "");
+
+        Http.Response placed = http.post("api/scenario/orders?mode=xa", "");
+        assertEquals(201, placed.status(), placed::toString);
+
+        JsonObject shipment = shipment(placed.json().getString("orderId"));
+        assertEquals(
+                2,
+                shipment.getInt("delivery"),
+                "the first copy's shipment rolled back with its receive; the broker's second copy booked it");
+        assertEquals(
+                0,
+                consistency()
+                        .getJsonObject("shipping")
+                        .getJsonNumber("orphaned")
+                        .longValue());
     }
 
     @Test
@@ -230,6 +279,16 @@ class ScenarioIT {
                 http.post("api/scenario/stock", "{\"sku\": \"" + sku + "\", \"quantity\": " + available + "}")
                         .status());
         return sku;
+    }
+
+    /** The order's shipment, once XA mode's shipping service has consumed its event. */
+    private JsonObject shipment(String id) {
+        return Eventually.await("the shipment of order " + id, SETTLE, () -> {
+            JsonObject order = http.get("api/scenario/orders/" + id).json();
+            return order.isNull("shipment")
+                    ? java.util.Optional.empty()
+                    : java.util.Optional.of(order.getJsonObject("shipment"));
+        });
     }
 
     private String state(String id) {
