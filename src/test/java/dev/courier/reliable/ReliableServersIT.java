@@ -82,7 +82,8 @@ class ReliableServersIT {
             String onSkewed = prepare(b, producer, topic);
             Instant after = Instant.now();
             pending.add(onSkewed);
-            Instant created = Instant.parse(b.get("api/messages/" + onSkewed).json().getString("createdAt"));
+            Instant created =
+                    Instant.parse(b.get("api/messages/" + onSkewed).json().getString("createdAt"));
             assertTrue(
                     !created.isBefore(before.minusSeconds(2)) && !created.isAfter(after.plusSeconds(2)),
                     "created at " + created + ", prepared between " + before + " and " + after
