@@ -81,7 +81,7 @@ public class Reconciler {
 
     private final AtomicBoolean running = new AtomicBoolean();
     /** Claimed check-backs waiting for their producer's gate, per producer. */
-    private final Map<String, Deque<ReliableStore.ClaimedCheck>> lanes = new ConcurrentHashMap<>();
+    private final Map<String, Deque<MessageStore.ClaimedCheck>> lanes = new ConcurrentHashMap<>();
 
     private final AtomicInteger waiting = new AtomicInteger();
 
@@ -112,8 +112,8 @@ public class Reconciler {
      */
     public void reconcile() {
         while (waiting.get() < settings.maxWaitingChecks) {
-            List<ReliableStore.ClaimedCheck> claimed = steps.claimChecks();
-            for (ReliableStore.ClaimedCheck check : claimed) {
+            List<MessageStore.ClaimedCheck> claimed = steps.claimChecks();
+            for (MessageStore.ClaimedCheck check : claimed) {
                 lanes.computeIfAbsent(check.producer(), p -> new ConcurrentLinkedDeque<>())
                         .add(check);
                 waiting.incrementAndGet();
@@ -125,7 +125,7 @@ public class Reconciler {
         lanes.keySet().forEach(this::pump);
         long until = System.nanoTime() + settings.reconcileInterval.toNanos();
         redeliver(until);
-        for (ReliableStore.ClaimedNotice notice : steps.claimNotices()) {
+        for (NoticeStore.ClaimedNotice notice : steps.claimNotices()) {
             executor.execute(() -> steps.noticeOutcome(
                     notice,
                     notice.url() == null
@@ -140,12 +140,12 @@ public class Reconciler {
      * end the round (the database is likely down).
      */
     private void redeliver(long untilNanos) {
-        List<ReliableStore.DueDelivery> due;
+        List<LedgerStore.DueDelivery> due;
         int failuresInARow = 0;
         do {
             due = steps.dueDeliveries();
-            for (ReliableStore.DueDelivery d : due) {
-                ReliableStore.DeliveryRow delivery = d.row();
+            for (LedgerStore.DueDelivery d : due) {
+                LedgerStore.DeliveryRow delivery = d.row();
                 if (System.nanoTime() >= untilNanos) {
                     return;
                 }
@@ -179,7 +179,7 @@ public class Reconciler {
      * Copies of the due delivery's message still in its subscriber's queue (0 when the broker cannot say: then a
      * redelivery is the safe side, a duplicate at worst, which the inbox absorbs).
      */
-    private long copiesQueued(ReliableStore.DueDelivery d) {
+    private long copiesQueued(LedgerStore.DueDelivery d) {
         try {
             return publisher.copiesQueued(
                     d.topic(), d.row().subscriber(), d.row().messageId());
@@ -195,10 +195,10 @@ public class Reconciler {
      * puts every waiting check back in the table, due when the circuit half-opens, without counting it.
      */
     private void pump(String producer) {
-        Deque<ReliableStore.ClaimedCheck> lane = lanes.get(producer);
+        Deque<MessageStore.ClaimedCheck> lane = lanes.get(producer);
         ProducerGate gate = gates.of(producer);
         while (true) {
-            ReliableStore.ClaimedCheck check = lane.poll();
+            MessageStore.ClaimedCheck check = lane.poll();
             if (check == null) {
                 return;
             }
@@ -236,7 +236,7 @@ public class Reconciler {
         }
     }
 
-    private Void settle(ReliableStore.ClaimedCheck check, ProducerGate gate, CheckBack.Answer answer, Throwable error) {
+    private Void settle(MessageStore.ClaimedCheck check, ProducerGate gate, CheckBack.Answer answer, Throwable error) {
         if (error != null) {
             Throwable cause = error.getCause() instanceof CheckBack.Failure failure ? failure : error;
             String why = cause instanceof CheckBack.Failure ? cause.getMessage() : cause.toString();
