@@ -257,53 +257,36 @@ class MessageStore {
             Instant leaseUntil,
             Instant createdAt) {}
 
+    /** Pending messages whose check-back is due, with their producer's check-back URL and secret. */
+    private static final LeaseClaim DUE_CHECKS = new LeaseClaim(
+            "courier_rm_message",
+            "m",
+            "id",
+            "next_check_at",
+            "m.state = 'PENDING'",
+            "courier_rm_producer p",
+            "p.name = m.producer",
+            "m.producer, p.check_back_url, m.checks, p.signing_secret, m.created_at");
+
     /**
      * Claims up to {@code limit} pending messages whose check-back is due, by moving their check time to
-     * {@code leaseUntil} with a compare-and-swap: on several servers each due message is claimed by one.
+     * {@code leaseUntil} ({@link LeaseClaim}): on several servers each due message is claimed by one.
      */
     List<ClaimedCheck> claimChecks(Connection c, Instant now, Instant leaseUntil, int limit) throws SQLException {
-        List<ClaimedCheck> due = new ArrayList<>();
-        try (PreparedStatement select = c.prepareStatement(
-                "SELECT m.id, m.producer, p.check_back_url, m.checks, "
-                        + "m.version, p.signing_secret, m.created_at FROM courier_rm_message m JOIN courier_rm_producer p ON p.name = m.producer "
-                        + "WHERE m.state = 'PENDING' AND m.next_check_at <= ? ORDER BY m.next_check_at FETCH FIRST ? ROWS ONLY")) {
-            select.setTimestamp(1, timestamp(now), Columns.utc());
-            select.setInt(2, limit);
-            try (ResultSet rows = select.executeQuery()) {
-                while (rows.next()) {
-                    due.add(new ClaimedCheck(
-                            rows.getString(1),
-                            rows.getString(2),
-                            URI.create(rows.getString(3)),
-                            rows.getString(6),
-                            rows.getInt(4),
-                            rows.getLong(5),
-                            leaseUntil,
-                            instant(rows, 7)));
-                }
-            }
-        }
-        List<ClaimedCheck> claimed = new ArrayList<>();
-        try (PreparedStatement claim = c.prepareStatement("UPDATE courier_rm_message SET next_check_at = ?, "
-                + "version = version + 1 WHERE id = ? AND version = ? AND state = 'PENDING'")) {
-            for (ClaimedCheck check : due) {
-                claim.setTimestamp(1, timestamp(leaseUntil), Columns.utc());
-                claim.setString(2, check.id());
-                claim.setLong(3, check.version());
-                if (ReliableDatabase.exactlyOneOrNone(claim.executeUpdate())) {
-                    claimed.add(new ClaimedCheck(
-                            check.id(),
-                            check.producer(),
-                            check.checkBackUrl(),
-                            check.secret(),
-                            check.checks(),
-                            check.version() + 1,
-                            leaseUntil,
-                            check.createdAt()));
-                }
-            }
-        }
-        return claimed;
+        return DUE_CHECKS.claim(
+                c,
+                now,
+                leaseUntil,
+                limit,
+                (rows, version) -> new ClaimedCheck(
+                        rows.getString(1),
+                        rows.getString(3),
+                        URI.create(rows.getString(4)),
+                        rows.getString(6),
+                        rows.getInt(5),
+                        version,
+                        leaseUntil,
+                        instant(rows, 7)));
     }
 
     /** Sets the next check time of a claimed message, counting a check or not. @return false if it moved on */

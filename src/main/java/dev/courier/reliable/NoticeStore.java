@@ -7,10 +7,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -49,46 +47,29 @@ class NoticeStore {
     /** A notice claimed for sending. */
     record ClaimedNotice(String id, URI url, String secret, String body, int attempts, long version) {}
 
+    /** Notices not yet sent whose next attempt is due, with their producer's notification URL and secret. */
+    private static final LeaseClaim DUE_NOTICES = new LeaseClaim(
+            "courier_rm_notice",
+            "n",
+            "id",
+            "next_attempt_at",
+            "n.sent_at IS NULL",
+            "courier_rm_producer p",
+            "p.name = n.producer",
+            "p.notification_url, n.body, n.attempts, p.signing_secret");
+
+    /** Claims up to {@code limit} due notices for sending, by moving their next attempt to {@code leaseUntil}. */
     List<ClaimedNotice> claimNotices(Connection c, Instant now, Instant leaseUntil, int limit) throws SQLException {
-        List<ClaimedNotice> due = new ArrayList<>();
-        try (PreparedStatement select = c.prepareStatement(
-                "SELECT n.id, p.notification_url, n.body, n.attempts, "
-                        + "n.version, p.signing_secret FROM courier_rm_notice n JOIN courier_rm_producer p ON p.name = n.producer "
-                        + "WHERE n.sent_at IS NULL AND n.next_attempt_at <= ? ORDER BY n.next_attempt_at FETCH FIRST ? ROWS ONLY")) {
-            select.setTimestamp(1, timestamp(now), Columns.utc());
-            select.setInt(2, limit);
-            try (ResultSet rows = select.executeQuery()) {
-                while (rows.next()) {
-                    String url = rows.getString(2);
-                    due.add(new ClaimedNotice(
-                            rows.getString(1),
-                            url == null ? null : URI.create(url),
-                            rows.getString(6),
-                            rows.getString(3),
-                            rows.getInt(4),
-                            rows.getLong(5)));
-                }
-            }
-        }
-        List<ClaimedNotice> claimed = new ArrayList<>();
-        try (PreparedStatement claim = c.prepareStatement("UPDATE courier_rm_notice SET next_attempt_at = ?, "
-                + "version = version + 1 WHERE id = ? AND version = ? AND sent_at IS NULL")) {
-            for (ClaimedNotice notice : due) {
-                claim.setTimestamp(1, timestamp(leaseUntil), Columns.utc());
-                claim.setString(2, notice.id());
-                claim.setLong(3, notice.version());
-                if (ReliableDatabase.exactlyOneOrNone(claim.executeUpdate())) {
-                    claimed.add(new ClaimedNotice(
-                            notice.id(),
-                            notice.url(),
-                            notice.secret(),
-                            notice.body(),
-                            notice.attempts(),
-                            notice.version() + 1));
-                }
-            }
-        }
-        return claimed;
+        return DUE_NOTICES.claim(c, now, leaseUntil, limit, (rows, version) -> {
+            String url = rows.getString(3);
+            return new ClaimedNotice(
+                    rows.getString(1),
+                    url == null ? null : URI.create(url),
+                    rows.getString(6),
+                    rows.getString(4),
+                    rows.getInt(5),
+                    version);
+        });
     }
 
     /** Records the outcome of sending a claimed notice: sent, or another attempt at {@code next}. */
