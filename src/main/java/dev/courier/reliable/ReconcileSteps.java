@@ -10,7 +10,10 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
-/** The reconciler's steps, each in a transaction of its own, so one failing item never undoes another. */
+/**
+ * The steps of the reconciler's jobs ({@link CheckBacks}, {@link Redeliveries}, {@link Notices}) and of
+ * {@link Retention}, each in a transaction of its own, so one failing item never undoes another.
+ */
 @ApplicationScoped
 @Transactional(Transactional.TxType.REQUIRES_NEW)
 class ReconcileSteps {
