@@ -32,14 +32,14 @@ class BatchStore {
      * Java's order of names and ids, whatever the database's collation.) @return the locked rows by id; an
      * unknown id is absent
      */
-    Map<String, ReliableStore.MessageRow> lock(Connection c, Collection<String> ids) throws SQLException {
-        try (PreparedStatement select = c.prepareStatement("SELECT " + ReliableStore.MESSAGE_COLUMNS
+    Map<String, MessageStore.MessageRow> lock(Connection c, Collection<String> ids) throws SQLException {
+        try (PreparedStatement select = c.prepareStatement("SELECT " + MessageStore.MESSAGE_COLUMNS
                 + " FROM courier_rm_message WHERE id = ANY(?) ORDER BY id COLLATE \"C\" FOR UPDATE")) {
             select.setArray(1, texts(c, ids));
-            Map<String, ReliableStore.MessageRow> locked = new LinkedHashMap<>();
+            Map<String, MessageStore.MessageRow> locked = new LinkedHashMap<>();
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
-                    ReliableStore.MessageRow m = ReliableStore.messageRow(rows);
+                    MessageStore.MessageRow m = MessageStore.messageRow(rows);
                     locked.put(m.id(), m);
                 }
             }
@@ -62,16 +62,16 @@ class BatchStore {
      * The deliveries of {@code keys}, by key, locked in key order (the relay marks deliveries in that order too,
      * and one-at-a-time reports take them in it); a key without a ledger row is absent.
      */
-    Map<Key, ReliableStore.DeliveryRow> lockDeliveries(Connection c, List<Key> keys) throws SQLException {
-        try (PreparedStatement select = c.prepareStatement("SELECT " + ReliableStore.DELIVERY_COLUMNS
+    Map<Key, LedgerStore.DeliveryRow> lockDeliveries(Connection c, List<Key> keys) throws SQLException {
+        try (PreparedStatement select = c.prepareStatement("SELECT " + LedgerStore.DELIVERY_COLUMNS
                 + " FROM courier_rm_delivery WHERE (message_id, subscriber) IN "
                 + "(SELECT * FROM unnest(?::text[], ?::text[])) ORDER BY message_id COLLATE \"C\", subscriber COLLATE \"C\" "
                 + "FOR UPDATE")) {
             setKeys(c, select, 1, keys);
-            Map<Key, ReliableStore.DeliveryRow> found = new LinkedHashMap<>();
+            Map<Key, LedgerStore.DeliveryRow> found = new LinkedHashMap<>();
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
-                    ReliableStore.DeliveryRow d = ReliableStore.deliveryRow(rows);
+                    LedgerStore.DeliveryRow d = LedgerStore.deliveryRow(rows);
                     found.put(new Key(d.messageId(), d.subscriber()), d);
                 }
             }

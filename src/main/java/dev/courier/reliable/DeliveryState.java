@@ -26,7 +26,7 @@ public enum DeliveryState {
     }
 
     /**
-     * The check every write of a delivery's state passes ({@code ReliableStore.moveDelivery}, and each recorded
+     * The check every write of a delivery's state passes ({@code LedgerStore.moveDelivery}, and each recorded
      * move, batches included).
      *
      * @throws IllegalStateException when the move from this state to {@code next} is not allowed

@@ -31,7 +31,7 @@ public enum MessageState {
     }
 
     /**
-     * The check every write of a message's state passes ({@code ReliableStore.moveMessage}, and each recorded
+     * The check every write of a message's state passes ({@code MessageStore.moveMessage}, and each recorded
      * move, batches included). A caller's illegal request is refused before this, as a 409; reaching this is a bug.
      *
      * @throws IllegalStateException when the move from this state to {@code next} is not allowed

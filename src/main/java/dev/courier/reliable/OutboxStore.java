@@ -27,11 +27,11 @@ import java.util.UUID;
 class OutboxStore {
 
     /** One send the relay owes the broker: to every subscriber (subscriber null) or to one. */
-    record Entry(String id, String subscriber, int attempt, ReliableStore.MessageRow message) {}
+    record Entry(String id, String subscriber, int attempt, MessageStore.MessageRow message) {}
 
-    private static final String CLAIM = "SELECT o.id, o.subscriber, o.attempt, m.id, m.topic, m.producer, m.state, "
-            + "m.payload, m.headers, m.check_back_ms, m.deliver_at, m.checks, m.next_check_at, m.last_error, m.version, "
-            + "m.created_at, m.updated_at FROM courier_rm_outbox o JOIN courier_rm_message m ON m.id = o.message_id "
+    private static final String CLAIM = "SELECT o.id, o.subscriber, o.attempt, "
+            + ReliableDatabase.qualified("m", MessageStore.MESSAGE_COLUMNS)
+            + " FROM courier_rm_outbox o JOIN courier_rm_message m ON m.id = o.message_id "
             + "ORDER BY o.created_at FETCH FIRST ? ROWS ONLY";
 
     /** Records a send owed to the broker, in the transaction that decided it. */
@@ -79,24 +79,7 @@ class OutboxStore {
                 List<Entry> entries = new ArrayList<>();
                 while (rows.next()) {
                     entries.add(new Entry(
-                            rows.getString(1),
-                            rows.getString(2),
-                            rows.getInt(3),
-                            new ReliableStore.MessageRow(
-                                    rows.getString(4),
-                                    rows.getString(5),
-                                    rows.getString(6),
-                                    MessageState.valueOf(rows.getString(7)),
-                                    rows.getString(8),
-                                    rows.getString(9),
-                                    rows.getLong(10),
-                                    Columns.instant(rows, 11),
-                                    rows.getInt(12),
-                                    Columns.instant(rows, 13),
-                                    rows.getString(14),
-                                    rows.getLong(15),
-                                    Columns.instant(rows, 16),
-                                    Columns.instant(rows, 17))));
+                            rows.getString(1), rows.getString(2), rows.getInt(3), MessageStore.messageRow(rows, 4)));
                 }
                 return entries;
             }
@@ -151,7 +134,7 @@ class OutboxStore {
             throws SQLException {
         List<Deadline> deadlines = new ArrayList<>();
         for (Entry e : entries) {
-            ReliableStore.MessageRow m = e.message();
+            MessageStore.MessageRow m = e.message();
             Instant from = m.deliverAt() != null && m.deliverAt().isAfter(now) ? m.deliverAt() : now;
             for (Target t : targets.get(e.id())) {
                 deadlines.add(new Deadline(m.id(), t.subscriber(), from.plusMillis(t.timeoutMs())));

@@ -27,7 +27,13 @@ import java.util.Optional;
 public class Producers {
 
     @Inject
-    private ReliableStore store;
+    private ReliableDatabase database;
+
+    @Inject
+    private ProducerStore store;
+
+    @Inject
+    private MessageStore messages;
 
     @Inject
     private ProducerGates gates;
@@ -47,7 +53,7 @@ public class Producers {
         URI checkBack = url("checkBackUrl", checkBackUrl);
         URI notification = notificationUrl == null ? null : url("notificationUrl", notificationUrl);
         String secret = CallSignature.newSecret();
-        try (Connection c = store.connection()) {
+        try (Connection c = database.connection()) {
             boolean created = store.saveProducer(c, name, checkBack, notification, secret, clock.instant());
             return new Registration(created, created ? Optional.of(secret) : Optional.empty());
         } catch (SQLException e) {
@@ -61,7 +67,7 @@ public class Producers {
      * registration: Courier never shows a secret over HTTP again.
      */
     public Optional<String> signingSecret(String name) {
-        try (Connection c = store.connection()) {
+        try (Connection c = database.connection()) {
             return store.secret(c, Names.check("name", name));
         } catch (SQLException e) {
             throw new IllegalStateException("reading a producer's secret failed", e);
@@ -76,7 +82,7 @@ public class Producers {
     public String replaceSecret(String name) {
         Names.check("name", name);
         String secret = CallSignature.newSecret();
-        try (Connection c = store.connection()) {
+        try (Connection c = database.connection()) {
             if (!store.replaceSecret(c, name, secret, clock.instant())) {
                 throw new UnknownResourceException("producer", name);
             }
@@ -87,7 +93,7 @@ public class Producers {
     }
 
     public List<Producer> list() {
-        try (Connection c = store.connection()) {
+        try (Connection c = database.connection()) {
             return store.producers(c);
         } catch (SQLException e) {
             throw new IllegalStateException("listing producers failed", e);
@@ -97,10 +103,10 @@ public class Producers {
     /** A producer with the state of its check-backs. @throws UnknownResourceException 404 */
     public ProducerStatus status(String name) {
         Names.check("name", name);
-        try (Connection c = store.connection()) {
+        try (Connection c = database.connection()) {
             Producer producer =
                     store.producer(c, name).orElseThrow(() -> new UnknownResourceException("producer", name));
-            ReliableStore.CheckStatus checks = store.checkStatus(c, name, clock.instant());
+            MessageStore.CheckStatus checks = messages.checkStatus(c, name, clock.instant());
             ProducerGate gate = gates.of(name);
             return new ProducerStatus(
                     producer,

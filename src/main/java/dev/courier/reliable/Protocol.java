@@ -49,7 +49,25 @@ class Protocol {
     private ReliableMeters meters;
 
     @Inject
-    private ReliableStore store;
+    private ReliableDatabase database;
+
+    @Inject
+    private MessageStore messages;
+
+    @Inject
+    private LedgerStore ledger;
+
+    @Inject
+    private HistoryStore history;
+
+    @Inject
+    private NoticeStore notices;
+
+    @Inject
+    private TopicStore topics;
+
+    @Inject
+    private ProducerStore producers;
 
     @Inject
     private OutboxStore outbox;
@@ -95,8 +113,9 @@ class Protocol {
         }
         Instant now = clock.instant();
         String id = UUID.randomUUID().toString();
-        try (Connection c = store.connection()) {
-            if (!store.topicHasSubscribers(c, request.producer(), request.topic())
+        try (Connection c = database.connection()) {
+            if (!producers
+                    .topicHasSubscribers(c, request.producer(), request.topic())
                     .orElseThrow(() -> new UnknownResourceException("producer", request.producer()))) {
                 throw new UnknownResourceException("topic", request.topic());
             }
@@ -105,9 +124,9 @@ class Protocol {
             if (traced != request.headers()) {
                 headers = Columns.json(traced); // checked as the caller gave them: the trace header is Courier's
             }
-            store.insertMessage(
+            messages.insertMessage(
                     c,
-                    new ReliableStore.MessageRow(
+                    new MessageStore.MessageRow(
                             id,
                             request.topic(),
                             request.producer(),
@@ -122,7 +141,7 @@ class Protocol {
                             0,
                             now,
                             now));
-            store.record(c, id, null, null, MessageState.PENDING, "prepared", now);
+            history.record(c, id, null, null, MessageState.PENDING, "prepared", now);
             faults.checkpoint(AFTER_PREPARE);
             return id;
         } catch (SQLException e) {
@@ -166,8 +185,8 @@ class Protocol {
                 payload.map(p -> Content.payload(p, settings.maxPayloadBytes)).orElse(null);
         String finalHeaders = headers.map(Content::encodeHeaders).orElse(null);
         Instant now = clock.instant();
-        try (Connection c = store.connection()) {
-            ReliableStore.MessageRow m = lock(c, id);
+        try (Connection c = database.connection()) {
+            MessageStore.MessageRow m = lock(c, id);
             if (m.state() == MessageState.SENT || m.state() == MessageState.COMPLETED) {
                 if (finalPayload != null && !finalPayload.equals(m.payload())
                         || headers.isPresent()
@@ -186,7 +205,7 @@ class Protocol {
                 finalHeaders = keepTrace(headers.get(), m.headers(), finalHeaders);
             }
             require(m, MessageState.SENT, "confirmed");
-            ReliableStore.MessageRow sent = new ReliableStore.MessageRow(
+            MessageStore.MessageRow sent = new MessageStore.MessageRow(
                     m.id(),
                     m.topic(),
                     m.producer(),
@@ -201,15 +220,15 @@ class Protocol {
                     m.version(),
                     m.createdAt(),
                     now);
-            store.moveMessage(c, m, MessageState.SENT, sent.payload(), sent.headers(), now, false);
-            List<Subscriber> subscribers = store.subscribers(c, m.topic());
-            store.insertDeliveries(c, id, subscribers);
-            List<ReliableStore.Moved> changes = new ArrayList<>(subscribers.size() + 1);
-            changes.add(new ReliableStore.Moved(id, null, m.state(), MessageState.SENT, reason));
+            messages.moveMessage(c, m, MessageState.SENT, sent.payload(), sent.headers(), now, false);
+            List<Subscriber> subscribers = topics.subscribers(c, m.topic());
+            ledger.insertDeliveries(c, id, subscribers);
+            List<HistoryStore.Moved> changes = new ArrayList<>(subscribers.size() + 1);
+            changes.add(new HistoryStore.Moved(id, null, m.state(), MessageState.SENT, reason));
             for (Subscriber s : subscribers) {
-                changes.add(new ReliableStore.Moved(id, s.name(), null, DeliveryState.DELIVERED, "published"));
+                changes.add(new HistoryStore.Moved(id, s.name(), null, DeliveryState.DELIVERED, "published"));
             }
-            store.record(c, changes, now);
+            history.record(c, changes, now);
             faults.checkpoint(AFTER_CONFIRM_UPDATE);
             outbox.insert(c, id, null, 1, now);
             relay.afterCommit();
@@ -235,14 +254,14 @@ class Protocol {
 
     Outcome cancel(String id, String reason) {
         Instant now = clock.instant();
-        try (Connection c = store.connection()) {
-            ReliableStore.MessageRow m = lock(c, id);
+        try (Connection c = database.connection()) {
+            MessageStore.MessageRow m = lock(c, id);
             if (m.state() == MessageState.CANCELLED) {
                 return new Outcome(id, m.state());
             }
             require(m, MessageState.CANCELLED, "cancelled");
-            store.moveMessage(c, m, MessageState.CANCELLED, m.payload(), m.headers(), now, true);
-            store.record(c, id, null, m.state(), MessageState.CANCELLED, reason, now);
+            messages.moveMessage(c, m, MessageState.CANCELLED, m.payload(), m.headers(), now, true);
+            history.record(c, id, null, m.state(), MessageState.CANCELLED, reason, now);
             return new Outcome(id, MessageState.CANCELLED);
         } catch (SQLException e) {
             throw new IllegalStateException("cancel failed", e);
@@ -259,22 +278,22 @@ class Protocol {
     Outcome consumed(String id, String subscriber) {
         Names.check("subscriber", subscriber);
         Instant now = clock.instant();
-        try (Connection c = store.connection()) {
-            ReliableStore.MessageRow m = lock(c, id);
-            ReliableStore.DeliveryRow d = delivery(c, m, subscriber, "reported consumed");
+        try (Connection c = database.connection()) {
+            MessageStore.MessageRow m = lock(c, id);
+            LedgerStore.DeliveryRow d = delivery(c, m, subscriber, "reported consumed");
             if (d.state() == DeliveryState.CONSUMED) {
                 return new Outcome(id, m.state());
             }
-            moved(store.moveDelivery(c, d, DeliveryState.CONSUMED, d.attempts(), null, d.lastError(), now));
-            store.record(c, id, subscriber, d.state(), DeliveryState.CONSUMED, "reported consumed", now);
+            moved(ledger.moveDelivery(c, d, DeliveryState.CONSUMED, d.attempts(), null, d.lastError(), now));
+            history.record(c, id, subscriber, d.state(), DeliveryState.CONSUMED, "reported consumed", now);
             if (d.attempts() > 1) {
                 leftovers.removeAfterCommit(m.topic(), subscriber, id); // a redelivered copy may still wait
             }
             meters.consumed(m.topic(), subscriber, sinceSent(m, now));
             faults.checkpoint(BEFORE_COMPLETE);
-            if (store.unconsumed(c, id) == 0) {
-                store.moveMessage(c, m, MessageState.COMPLETED, m.payload(), m.headers(), now, true);
-                store.record(c, id, null, m.state(), MessageState.COMPLETED, ALL_CONSUMED, now);
+            if (ledger.unconsumed(c, id) == 0) {
+                messages.moveMessage(c, m, MessageState.COMPLETED, m.payload(), m.headers(), now, true);
+                history.record(c, id, null, m.state(), MessageState.COMPLETED, ALL_CONSUMED, now);
                 return new Outcome(id, MessageState.COMPLETED);
             }
             return new Outcome(id, m.state());
@@ -284,7 +303,7 @@ class Protocol {
     }
 
     /** How long a sent message took to be consumed, as the consume-latency meter counts it. */
-    private static Duration sinceSent(ReliableStore.MessageRow m, Instant now) {
+    private static Duration sinceSent(MessageStore.MessageRow m, Instant now) {
         // A sent message is last updated by its confirm; one held for later counts from its delivery time.
         Instant sent = m.deliverAt() != null && m.deliverAt().isAfter(m.updatedAt()) ? m.deliverAt() : m.updatedAt();
         return Duration.between(sent, now).isNegative() ? Duration.ZERO : Duration.between(sent, now);
@@ -302,14 +321,14 @@ class Protocol {
             throw ProblemException.invalid("'reason' is required");
         }
         Instant now = clock.instant();
-        try (Connection c = store.connection()) {
-            ReliableStore.MessageRow m = lock(c, id);
-            ReliableStore.DeliveryRow d = delivery(c, m, subscriber, "reported failed");
+        try (Connection c = database.connection()) {
+            MessageStore.MessageRow m = lock(c, id);
+            LedgerStore.DeliveryRow d = delivery(c, m, subscriber, "reported failed");
             if (d.state() != DeliveryState.DELIVERED) {
                 throw new StateConflictException(
                         "the delivery to", subscriber + "' of message '" + id, d.state(), "reported failed");
             }
-            moved(store.moveDelivery(
+            moved(ledger.moveDelivery(
                     c,
                     d,
                     DeliveryState.DELIVERED,
@@ -317,7 +336,7 @@ class Protocol {
                     now.plus(redeliveryBackoff(d.attempts())),
                     "failed: " + reason,
                     null));
-            store.record(c, id, subscriber, d.state(), DeliveryState.DELIVERED, "failed: " + reason, now);
+            history.record(c, id, subscriber, d.state(), DeliveryState.DELIVERED, "failed: " + reason, now);
             return new Outcome(id, m.state());
         } catch (SQLException e) {
             throw new IllegalStateException("failed report failed", e);
@@ -331,8 +350,8 @@ class Protocol {
      */
     List<Settle.Result> settle(List<Settle> settles) {
         Settle.Result[] results = new Settle.Result[settles.size()];
-        try (Connection c = store.connection()) {
-            if (ReliableStore.postgres(c)) {
+        try (Connection c = database.connection()) {
+            if (ReliableDatabase.postgres(c)) {
                 confirmPendingTogether(c, settles, results);
             }
         } catch (SQLException e) {
@@ -368,10 +387,10 @@ class Protocol {
             throws SQLException {
         Map<String, Long> times =
                 settles.stream().collect(Collectors.groupingBy(Settle::messageId, Collectors.counting()));
-        Map<String, ReliableStore.MessageRow> locked = batches.lock(c, new TreeSet<>(times.keySet()));
-        Map<String, ReliableStore.MessageRow> sending = new TreeMap<>();
+        Map<String, MessageStore.MessageRow> locked = batches.lock(c, new TreeSet<>(times.keySet()));
+        Map<String, MessageStore.MessageRow> sending = new TreeMap<>();
         for (Settle s : settles) {
-            ReliableStore.MessageRow m = locked.get(s.messageId());
+            MessageStore.MessageRow m = locked.get(s.messageId());
             if (s.committed() && times.get(s.messageId()) == 1L && m != null && m.state() == MessageState.PENDING) {
                 sending.put(m.id(), m);
             }
@@ -382,23 +401,23 @@ class Protocol {
         Instant now = clock.instant();
         batches.send(c, sending.keySet(), now);
         Map<String, List<Subscriber>> byTopic = new java.util.HashMap<>(); // a batch is mostly of one topic
-        for (ReliableStore.MessageRow m : sending.values()) {
+        for (MessageStore.MessageRow m : sending.values()) {
             if (!byTopic.containsKey(m.topic())) {
-                byTopic.put(m.topic(), store.subscribers(c, m.topic()));
+                byTopic.put(m.topic(), topics.subscribers(c, m.topic()));
             }
         }
         Map<String, List<Subscriber>> byMessage = new java.util.LinkedHashMap<>();
-        List<ReliableStore.Moved> changes = new ArrayList<>();
-        for (ReliableStore.MessageRow m : sending.values()) {
+        List<HistoryStore.Moved> changes = new ArrayList<>();
+        for (MessageStore.MessageRow m : sending.values()) {
             List<Subscriber> subscribers = byTopic.get(m.topic());
             byMessage.put(m.id(), subscribers);
-            changes.add(new ReliableStore.Moved(m.id(), null, m.state(), MessageState.SENT, CONFIRMED));
+            changes.add(new HistoryStore.Moved(m.id(), null, m.state(), MessageState.SENT, CONFIRMED));
             for (Subscriber s : subscribers) {
-                changes.add(new ReliableStore.Moved(m.id(), s.name(), null, DeliveryState.DELIVERED, "published"));
+                changes.add(new HistoryStore.Moved(m.id(), s.name(), null, DeliveryState.DELIVERED, "published"));
             }
         }
-        store.insertDeliveries(c, byMessage);
-        store.record(c, changes, now);
+        ledger.insertDeliveries(c, byMessage);
+        history.record(c, changes, now);
         faults.checkpoint(AFTER_CONFIRM_UPDATE);
         outbox.insertPublishes(c, new ArrayList<>(sending.keySet()), now);
         relay.afterCommit();
@@ -418,8 +437,8 @@ class Protocol {
      */
     List<Report.Result> report(List<Report> reports) {
         Report.Result[] results = new Report.Result[reports.size()];
-        try (Connection c = store.connection()) {
-            if (ReliableStore.postgres(c)) {
+        try (Connection c = database.connection()) {
+            if (ReliableDatabase.postgres(c)) {
                 consumeDeliveredTogether(c, reports, results);
             }
         } catch (SQLException e) {
@@ -456,13 +475,13 @@ class Protocol {
             throws SQLException {
         Map<String, Long> times =
                 reports.stream().collect(Collectors.groupingBy(Report::messageId, Collectors.counting()));
-        Map<String, ReliableStore.MessageRow> locked = batches.lock(c, new TreeSet<>(times.keySet()));
+        Map<String, MessageStore.MessageRow> locked = batches.lock(c, new TreeSet<>(times.keySet()));
         // Every delivery the batch may change is locked now, in key order, before any write: were the items left
         // for one-at-a-time to lock theirs later, the batch's order would not be the relay's, and they could deadlock.
         List<BatchStore.Key> touched = new ArrayList<>();
         List<BatchStore.Key> asked = new ArrayList<>();
         for (Report r : reports) {
-            ReliableStore.MessageRow m = locked.get(r.messageId());
+            MessageStore.MessageRow m = locked.get(r.messageId());
             if (m == null
                     || !Names.valid(r.subscriber())
                     || m.state() != MessageState.SENT && m.state() != MessageState.COMPLETED) {
@@ -477,7 +496,7 @@ class Protocol {
         if (touched.isEmpty()) {
             return;
         }
-        Map<BatchStore.Key, ReliableStore.DeliveryRow> found = batches.lockDeliveries(c, touched);
+        Map<BatchStore.Key, LedgerStore.DeliveryRow> found = batches.lockDeliveries(c, touched);
         List<BatchStore.Key> consuming = asked.stream()
                 .filter(k -> found.containsKey(k)
                         && found.get(k).state() == DeliveryState.DELIVERED
@@ -488,9 +507,9 @@ class Protocol {
         }
         Instant now = clock.instant();
         batches.consume(c, consuming, now);
-        List<ReliableStore.Moved> changes = new ArrayList<>();
+        List<HistoryStore.Moved> changes = new ArrayList<>();
         for (BatchStore.Key k : consuming) {
-            changes.add(new ReliableStore.Moved(
+            changes.add(new HistoryStore.Moved(
                     k.messageId(),
                     k.subscriber(),
                     DeliveryState.DELIVERED,
@@ -503,9 +522,9 @@ class Protocol {
         Set<String> completed = batches.complete(
                 c, consuming.stream().map(BatchStore.Key::messageId).toList(), now);
         for (String id : new TreeSet<>(completed)) {
-            changes.add(new ReliableStore.Moved(id, null, MessageState.SENT, MessageState.COMPLETED, ALL_CONSUMED));
+            changes.add(new HistoryStore.Moved(id, null, MessageState.SENT, MessageState.COMPLETED, ALL_CONSUMED));
         }
-        store.record(c, changes, now);
+        history.record(c, changes, now);
         Set<BatchStore.Key> done = Set.copyOf(consuming);
         for (int i = 0; i < results.length; i++) {
             Report r = reports.get(i);
@@ -533,17 +552,17 @@ class Protocol {
     /** Checks a dead pending message back again, with a fresh count of checks. */
     Outcome resume(String id) {
         Instant now = clock.instant();
-        try (Connection c = store.connection()) {
-            ReliableStore.MessageRow m = lock(c, id);
+        try (Connection c = database.connection()) {
+            MessageStore.MessageRow m = lock(c, id);
             if (m.state() != MessageState.DEAD) {
                 throw new StateConflictException("message", id, m.state(), "resumed (only a dead message can)");
             }
             if (settings.pastHorizon(m.createdAt(), now)) {
                 throw new StateConflictException("message", id, m.state(), "resumed: " + settings.pastHorizonReason());
             }
-            store.moveMessage(c, m, MessageState.PENDING, m.payload(), m.headers(), now, false);
-            store.resetChecks(c, id);
-            store.record(c, id, null, m.state(), MessageState.PENDING, "resumed", now);
+            messages.moveMessage(c, m, MessageState.PENDING, m.payload(), m.headers(), now, false);
+            messages.resetChecks(c, id);
+            history.record(c, id, null, m.state(), MessageState.PENDING, "resumed", now);
             return new Outcome(id, MessageState.PENDING);
         } catch (SQLException e) {
             throw new IllegalStateException("resume failed", e);
@@ -554,9 +573,9 @@ class Protocol {
     Outcome replay(String id, String subscriber) {
         Names.check("subscriber", subscriber);
         Instant now = clock.instant();
-        try (Connection c = store.connection()) {
-            ReliableStore.MessageRow m = lock(c, id);
-            ReliableStore.DeliveryRow d = delivery(c, m, subscriber, "replayed");
+        try (Connection c = database.connection()) {
+            MessageStore.MessageRow m = lock(c, id);
+            LedgerStore.DeliveryRow d = delivery(c, m, subscriber, "replayed");
             if (d.state() != DeliveryState.DEAD) {
                 throw new StateConflictException(
                         "the delivery to",
@@ -571,8 +590,8 @@ class Protocol {
                         d.state(),
                         "replayed: " + settings.pastHorizonReason());
             }
-            moved(store.moveDelivery(c, d, DeliveryState.DELIVERED, 1, null, d.lastError(), null));
-            store.record(c, id, subscriber, d.state(), DeliveryState.DELIVERED, "replayed", now);
+            moved(ledger.moveDelivery(c, d, DeliveryState.DELIVERED, 1, null, d.lastError(), null));
+            history.record(c, id, subscriber, d.state(), DeliveryState.DELIVERED, "replayed", now);
             outbox.insert(c, id, subscriber, 1, now);
             relay.afterCommit();
             return new Outcome(id, m.state());
@@ -583,15 +602,15 @@ class Protocol {
 
     /** The message with its ledger and history. @throws UnknownResourceException 404 */
     ReliableMessage get(String id) {
-        try (Connection c = store.connection()) {
-            ReliableStore.MessageRow m =
-                    store.message(c, id).orElseThrow(() -> new UnknownResourceException("message", id));
+        try (Connection c = database.connection()) {
+            MessageStore.MessageRow m =
+                    messages.message(c, id).orElseThrow(() -> new UnknownResourceException("message", id));
             return view(
                     m,
-                    store.deliveries(c, id).stream()
-                            .map(ReliableStore.DeliveryRow::view)
+                    ledger.deliveries(c, id).stream()
+                            .map(LedgerStore.DeliveryRow::view)
                             .toList(),
-                    store.history(c, id));
+                    history.history(c, id));
         } catch (SQLException e) {
             throw new IllegalStateException("get failed", e);
         }
@@ -599,13 +618,13 @@ class Protocol {
 
     /** Messages matching the query, oldest first, each with its ledger (history left out). */
     List<ReliableMessage> query(MessageQuery query) {
-        try (Connection c = store.connection()) {
+        try (Connection c = database.connection()) {
             List<ReliableMessage> found = new ArrayList<>();
-            for (ReliableStore.MessageRow m : store.query(c, query)) {
+            for (MessageStore.MessageRow m : messages.query(c, query)) {
                 found.add(view(
                         m,
-                        store.deliveries(c, m.id()).stream()
-                                .map(ReliableStore.DeliveryRow::view)
+                        ledger.deliveries(c, m.id()).stream()
+                                .map(LedgerStore.DeliveryRow::view)
                                 .toList(),
                         List.of()));
             }
@@ -623,25 +642,25 @@ class Protocol {
      * lock first, as every report does, and acts only if the delivery is still as it was read: a report that came
      * meanwhile wins.
      */
-    void redeliverOrBury(ReliableStore.DeliveryRow read) {
+    void redeliverOrBury(LedgerStore.DeliveryRow read) {
         Instant now = clock.instant();
-        try (Connection c = store.connection()) {
-            ReliableStore.boundLockWaits(c);
-            Optional<ReliableStore.MessageRow> locked = store.lock(c, read.messageId());
-            Optional<ReliableStore.DeliveryRow> current =
-                    locked.isEmpty() ? Optional.empty() : store.delivery(c, read.messageId(), read.subscriber());
+        try (Connection c = database.connection()) {
+            ReliableDatabase.boundLockWaits(c);
+            Optional<MessageStore.MessageRow> locked = messages.lock(c, read.messageId());
+            Optional<LedgerStore.DeliveryRow> current =
+                    locked.isEmpty() ? Optional.empty() : ledger.delivery(c, read.messageId(), read.subscriber());
             if (current.isEmpty() || current.get().version() != read.version()) {
                 return; // purged, or reported (or redelivered by another server) since it was read
             }
-            ReliableStore.MessageRow m = locked.get();
-            ReliableStore.DeliveryRow due = current.get();
+            MessageStore.MessageRow m = locked.get();
+            LedgerStore.DeliveryRow due = current.get();
             boolean pastHorizon = settings.pastHorizon(m.createdAt(), now);
             if (due.attempts() > due.retryLimit() || pastHorizon) {
                 String error = pastHorizon
                         ? settings.pastHorizonReason()
                         : due.lastError() == null ? "no report within the delivery timeout" : due.lastError();
-                if (store.moveDelivery(c, due, DeliveryState.DEAD, due.attempts(), null, error, null)) {
-                    store.record(
+                if (ledger.moveDelivery(c, due, DeliveryState.DEAD, due.attempts(), null, error, null)) {
+                    history.record(
                             c,
                             m.id(),
                             due.subscriber(),
@@ -654,8 +673,8 @@ class Protocol {
                 return;
             }
             int attempt = due.attempts() + 1;
-            if (store.moveDelivery(c, due, DeliveryState.DELIVERED, attempt, null, due.lastError(), null)) {
-                store.record(
+            if (ledger.moveDelivery(c, due, DeliveryState.DELIVERED, attempt, null, due.lastError(), null)) {
+                history.record(
                         c,
                         m.id(),
                         due.subscriber(),
@@ -676,20 +695,20 @@ class Protocol {
      * moves one delivery timeout on from now, no copy is added and no attempt counted. Acts only on the delivery as
      * read, under the message's lock.
      */
-    void stillQueued(ReliableStore.DeliveryRow read, long copies) {
+    void stillQueued(LedgerStore.DeliveryRow read, long copies) {
         Instant now = clock.instant();
-        try (Connection c = store.connection()) {
-            ReliableStore.boundLockWaits(c);
-            Optional<ReliableStore.MessageRow> locked = store.lock(c, read.messageId());
-            Optional<ReliableStore.DeliveryRow> current =
-                    locked.isEmpty() ? Optional.empty() : store.delivery(c, read.messageId(), read.subscriber());
+        try (Connection c = database.connection()) {
+            ReliableDatabase.boundLockWaits(c);
+            Optional<MessageStore.MessageRow> locked = messages.lock(c, read.messageId());
+            Optional<LedgerStore.DeliveryRow> current =
+                    locked.isEmpty() ? Optional.empty() : ledger.delivery(c, read.messageId(), read.subscriber());
             if (current.isEmpty() || current.get().version() != read.version()) {
                 return;
             }
-            ReliableStore.DeliveryRow d = current.get();
-            store.moveDelivery(
+            LedgerStore.DeliveryRow d = current.get();
+            ledger.moveDelivery(
                     c, d, DeliveryState.DELIVERED, d.attempts(), now.plusMillis(d.timeoutMs()), d.lastError(), null);
-            store.record(
+            history.record(
                     c,
                     d.messageId(),
                     d.subscriber(),
@@ -706,22 +725,22 @@ class Protocol {
      * Records a check-back that settled nothing; past the maximum checks, or when {@code last} (the message is past
      * the horizon and gets no further check-back), the message is dead.
      */
-    void checkUnsettled(ReliableStore.ClaimedCheck check, String why, boolean last) {
+    void checkUnsettled(MessageStore.ClaimedCheck check, String why, boolean last) {
         Instant now = clock.instant();
         int checks = check.checks() + 1;
-        try (Connection c = store.connection()) {
+        try (Connection c = database.connection()) {
             if (checks < settings.maxChecks && !last) {
                 Instant next = now.plus(settings.checkBackoff()
                         .delayAfter(checks, ThreadLocalRandom.current().nextDouble()));
-                store.rescheduleCheck(c, check, next, true, why, now);
+                messages.rescheduleCheck(c, check, next, true, why, now);
                 return;
             }
-            if (!store.rescheduleCheck(c, check, null, true, why, now)) {
+            if (!messages.rescheduleCheck(c, check, null, true, why, now)) {
                 return; // settled meanwhile
             }
-            ReliableStore.MessageRow m = store.lock(c, check.id()).orElseThrow();
-            store.moveMessage(c, m, MessageState.DEAD, m.payload(), m.headers(), now, false);
-            store.record(
+            MessageStore.MessageRow m = messages.lock(c, check.id()).orElseThrow();
+            messages.moveMessage(c, m, MessageState.DEAD, m.payload(), m.headers(), now, false);
+            history.record(
                     c,
                     m.id(),
                     null,
@@ -736,7 +755,7 @@ class Protocol {
     }
 
     private void notice(
-            Connection c, ReliableStore.MessageRow m, String subscriber, String kind, String error, Instant now)
+            Connection c, MessageStore.MessageRow m, String subscriber, String kind, String error, Instant now)
             throws SQLException {
         String id = UUID.randomUUID().toString();
         var body = Json.createObjectBuilder()
@@ -750,7 +769,7 @@ class Protocol {
         if (subscriber != null) {
             body.add("subscriber", subscriber);
         }
-        store.insertNotice(
+        notices.insertNotice(
                 c, id, m.producer(), m.id(), subscriber, kind, body.build().toString(), now);
     }
 
@@ -769,27 +788,27 @@ class Protocol {
         }
     }
 
-    private ReliableStore.MessageRow lock(Connection c, String id) throws SQLException {
-        return store.lock(c, id).orElseThrow(() -> new UnknownResourceException("message", id));
+    private MessageStore.MessageRow lock(Connection c, String id) throws SQLException {
+        return messages.lock(c, id).orElseThrow(() -> new UnknownResourceException("message", id));
     }
 
-    private ReliableStore.DeliveryRow delivery(
-            Connection c, ReliableStore.MessageRow m, String subscriber, String action) throws SQLException {
+    private LedgerStore.DeliveryRow delivery(Connection c, MessageStore.MessageRow m, String subscriber, String action)
+            throws SQLException {
         if (m.state() != MessageState.SENT && m.state() != MessageState.COMPLETED) {
             throw new StateConflictException("message", m.id(), m.state(), action + " (it was never sent)");
         }
-        return store.delivery(c, m.id(), subscriber)
+        return ledger.delivery(c, m.id(), subscriber)
                 .orElseThrow(() -> new UnknownResourceException("delivery", m.id() + "/" + subscriber));
     }
 
-    private static void require(ReliableStore.MessageRow m, MessageState next, String action) {
+    private static void require(MessageStore.MessageRow m, MessageState next, String action) {
         if (!m.state().canMoveTo(next)) {
             throw new StateConflictException("message", m.id(), m.state(), action);
         }
     }
 
     private static ReliableMessage view(
-            ReliableStore.MessageRow m, List<DeliveryRecord> deliveries, List<Change> history) {
+            MessageStore.MessageRow m, List<DeliveryRecord> deliveries, List<Change> history) {
         return new ReliableMessage(
                 m.id(),
                 m.topic(),

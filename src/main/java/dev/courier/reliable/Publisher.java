@@ -135,7 +135,7 @@ class Publisher {
     void send(
             Session session,
             MessageProducer producer,
-            ReliableStore.MessageRow message,
+            MessageStore.MessageRow message,
             String subscriber,
             int attempt,
             Instant now)

@@ -10,13 +10,28 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
-/** The reconciler's steps, each in a transaction of its own, so one failing item never undoes another. */
+/**
+ * The steps of the reconciler's jobs ({@link CheckBacks}, {@link Redeliveries}, {@link Notices}) and of
+ * {@link Retention}, each in a transaction of its own, so one failing item never undoes another.
+ */
 @ApplicationScoped
 @Transactional(Transactional.TxType.REQUIRES_NEW)
 class ReconcileSteps {
 
     @Inject
-    private ReliableStore store;
+    private ReliableDatabase database;
+
+    @Inject
+    private MessageStore messages;
+
+    @Inject
+    private LedgerStore ledger;
+
+    @Inject
+    private NoticeStore notices;
+
+    @Inject
+    private RetentionStore retention;
 
     @Inject
     private Protocol protocol;
@@ -27,85 +42,85 @@ class ReconcileSteps {
     @Inject
     private DatabaseClock clock;
 
-    List<ReliableStore.ClaimedCheck> claimChecks() {
+    List<MessageStore.ClaimedCheck> claimChecks() {
         Instant now = clock.instant();
-        try (Connection c = store.connection()) {
-            return store.claimChecks(c, now, now.plus(settings.claimLease), settings.batchSize);
+        try (Connection c = database.connection()) {
+            return messages.claimChecks(c, now, now.plus(settings.claimLease), settings.batchSize);
         } catch (SQLException e) {
             throw new IllegalStateException("claiming check-backs failed", e);
         }
     }
 
     /** Puts a claimed check back, due at {@code at}, without counting it (its producer's gate refused the call). */
-    void defer(ReliableStore.ClaimedCheck check, Instant at) {
-        try (Connection c = store.connection()) {
-            store.rescheduleCheck(c, check, at, false, null, clock.instant());
+    void defer(MessageStore.ClaimedCheck check, Instant at) {
+        try (Connection c = database.connection()) {
+            messages.rescheduleCheck(c, check, at, false, null, clock.instant());
         } catch (SQLException e) {
             throw new IllegalStateException("deferring a check-back failed", e);
         }
     }
 
-    void committed(ReliableStore.ClaimedCheck check, Optional<String> payload) {
+    void committed(MessageStore.ClaimedCheck check, Optional<String> payload) {
         bound();
         protocol.confirm(check.id(), payload, Optional.empty(), "check-back answered COMMITTED");
     }
 
-    void rolledBack(ReliableStore.ClaimedCheck check) {
+    void rolledBack(MessageStore.ClaimedCheck check) {
         bound();
         protocol.cancel(check.id(), "check-back answered ROLLED_BACK");
     }
 
-    void unsettled(ReliableStore.ClaimedCheck check, String why) {
+    void unsettled(MessageStore.ClaimedCheck check, String why) {
         bound();
         protocol.checkUnsettled(check, why, false);
     }
 
     /** A claimed check past the horizon: dead with a notice, the producer not asked. */
-    void pastHorizon(ReliableStore.ClaimedCheck check) {
+    void pastHorizon(MessageStore.ClaimedCheck check) {
         bound();
         protocol.checkUnsettled(check, settings.pastHorizonReason(), true);
     }
 
     /** This step's transaction waits for a row lock 2 s at most (a message held by an in-doubt transaction). */
     private void bound() {
-        try (Connection c = store.connection()) {
-            ReliableStore.boundLockWaits(c);
+        try (Connection c = database.connection()) {
+            ReliableDatabase.boundLockWaits(c);
         } catch (SQLException e) {
             throw new IllegalStateException("bounding lock waits failed", e);
         }
     }
 
-    List<ReliableStore.DueDelivery> dueDeliveries() {
-        try (Connection c = store.connection()) {
-            return store.dueDeliveries(c, clock.instant(), settings.batchSize);
+    List<LedgerStore.DueDelivery> dueDeliveries() {
+        try (Connection c = database.connection()) {
+            return ledger.dueDeliveries(c, clock.instant(), settings.batchSize);
         } catch (SQLException e) {
             throw new IllegalStateException("reading due deliveries failed", e);
         }
     }
 
-    void redeliver(ReliableStore.DeliveryRow due) {
+    void redeliver(LedgerStore.DeliveryRow due) {
         protocol.redeliverOrBury(due);
     }
 
-    void stillQueued(ReliableStore.DeliveryRow due, long copies) {
+    void stillQueued(LedgerStore.DeliveryRow due, long copies) {
         protocol.stillQueued(due, copies);
     }
 
-    List<ReliableStore.ClaimedNotice> claimNotices() {
+    List<NoticeStore.ClaimedNotice> claimNotices() {
         Instant now = clock.instant();
-        try (Connection c = store.connection()) {
-            return store.claimNotices(c, now, now.plus(settings.claimLease), settings.batchSize);
+        try (Connection c = database.connection()) {
+            return notices.claimNotices(c, now, now.plus(settings.claimLease), settings.batchSize);
         } catch (SQLException e) {
             throw new IllegalStateException("claiming notices failed", e);
         }
     }
 
     /** @param error null when the producer answered 2xx */
-    void noticeOutcome(ReliableStore.ClaimedNotice notice, String error) {
+    void noticeOutcome(NoticeStore.ClaimedNotice notice, String error) {
         Instant now = clock.instant();
         boolean done = error == null || notice.url() == null; // nobody to tell: recorded as done, with why
-        try (Connection c = store.connection()) {
-            store.noticeOutcome(
+        try (Connection c = database.connection()) {
+            notices.noticeOutcome(
                     c,
                     notice,
                     done,
@@ -118,8 +133,8 @@ class ReconcileSteps {
     }
 
     int purge() {
-        try (Connection c = store.connection()) {
-            return store.purge(c, clock.instant().minus(settings.retention));
+        try (Connection c = database.connection()) {
+            return retention.purge(c, clock.instant().minus(settings.retention));
         } catch (SQLException e) {
             throw new IllegalStateException("purging finished messages failed", e);
         }

@@ -37,7 +37,7 @@ public class RelayBatches {
     private ConnectionFactory broker;
 
     @Inject
-    private ReliableStore store;
+    private ReliableDatabase database;
 
     @Inject
     private OutboxStore outbox;
@@ -53,8 +53,6 @@ public class RelayBatches {
 
     @Inject
     private DatabaseClock clock;
-
-    private static volatile Dialect dialect;
 
     /** The database or the broker failed a batch: nothing was marked, its entries stay in the outbox. */
     public static final class Failure extends Exception {
@@ -77,10 +75,8 @@ public class RelayBatches {
     }
 
     private int relay() throws SQLException {
-        try (Connection c = store.connection()) {
-            if (dialect == null) {
-                dialect = Dialect.of(c);
-            }
+        try (Connection c = database.connection()) {
+            Dialect dialect = ReliableDatabase.dialect(c);
             c.setAutoCommit(false);
             try {
                 List<OutboxStore.Entry> batch = outbox.claim(c, dialect, settings.relayBatch);

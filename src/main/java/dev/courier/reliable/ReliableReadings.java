@@ -23,7 +23,19 @@ import org.eclipse.microprofile.metrics.Tag;
 public class ReliableReadings {
 
     @Inject
-    private ReliableStore store;
+    private ReliableDatabase database;
+
+    @Inject
+    private TopicStore topics;
+
+    @Inject
+    private ProducerStore producers;
+
+    @Inject
+    private MessageStore messages;
+
+    @Inject
+    private LedgerStore ledger;
 
     @Inject
     private OutboxStore outbox;
@@ -36,8 +48,8 @@ public class ReliableReadings {
 
     public Map<MetricID, Double> read() {
         Map<MetricID, Double> readings = new HashMap<>();
-        try (Connection c = store.connection()) {
-            for (Subscriber s : store.subscribers(c, null)) {
+        try (Connection c = database.connection()) {
+            for (Subscriber s : topics.subscribers(c, null)) {
                 Tag topic = new Tag("topic", s.topic());
                 for (MessageState state :
                         new MessageState[] {MessageState.PENDING, MessageState.SENT, MessageState.DEAD}) {
@@ -53,7 +65,7 @@ public class ReliableReadings {
                             0.0);
                 }
             }
-            for (ReliableStore.Count count : store.messageCounts(c)) {
+            for (ReliableDatabase.Count count : messages.messageCounts(c)) {
                 readings.put(
                         new MetricID(
                                 "courier_topic_messages",
@@ -61,7 +73,7 @@ public class ReliableReadings {
                                 new Tag("state", count.keys().get(1).toLowerCase(Locale.ROOT))),
                         (double) count.count());
             }
-            for (ReliableStore.Count count : store.deliveryCounts(c)) {
+            for (ReliableDatabase.Count count : ledger.deliveryCounts(c)) {
                 readings.put(
                         new MetricID(
                                 "courier_subscriber_deliveries",
@@ -71,8 +83,9 @@ public class ReliableReadings {
                         (double) count.count());
             }
             Map<String, Long> pending = new HashMap<>();
-            store.pendingByProducer(c).forEach(count -> pending.put(count.keys().get(0), count.count()));
-            for (Producer producer : store.producers(c)) {
+            messages.pendingByProducer(c)
+                    .forEach(count -> pending.put(count.keys().get(0), count.count()));
+            for (Producer producer : producers.producers(c)) {
                 Tag name = new Tag("producer", producer.name());
                 readings.put(new MetricID("courier_producer_pending_messages", name), (double)
                         pending.getOrDefault(producer.name(), 0L));

@@ -31,7 +31,10 @@ public class Topics {
     private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(Topics.class.getName());
 
     @Inject
-    private ReliableStore store;
+    private ReliableDatabase database;
+
+    @Inject
+    private TopicStore store;
 
     @Inject
     private Publisher publisher;
@@ -67,7 +70,7 @@ public class Topics {
                     + "'s of topic " + topic + " (auto-created for a consumer that came first?); it was replaced,"
                     + " and a consumer attached to it must be restarted");
         }
-        try (Connection c = store.connection()) {
+        try (Connection c = database.connection()) {
             try {
                 return store.saveSubscriber(c, subscriber, clock.instant());
             } catch (SQLException e) {
@@ -90,7 +93,7 @@ public class Topics {
      */
     public void grant(String topic, Grants grants) {
         Names.check("topic", topic);
-        try (Connection c = store.connection()) {
+        try (Connection c = database.connection()) {
             try {
                 store.saveTopicGrants(c, topic, grants.encode(), clock.instant());
             } catch (SQLException e) {
@@ -106,7 +109,7 @@ public class Topics {
 
     /** The grants of every topic that has some. */
     public Map<String, Grants> grants() {
-        try (Connection c = store.connection()) {
+        try (Connection c = database.connection()) {
             Map<String, Grants> grants = new HashMap<>();
             store.topicGrants(c, null).forEach((topic, encoded) -> grants.put(topic, Grants.decode(encoded)));
             return grants;
@@ -117,7 +120,7 @@ public class Topics {
 
     /** The grants of {@code topic}; {@link Grants#NONE} when it has none. */
     public Grants grants(String topic) {
-        try (Connection c = store.connection()) {
+        try (Connection c = database.connection()) {
             return Grants.decode(store.topicGrants(c, topic).get(topic));
         } catch (SQLException e) {
             throw new IllegalStateException("reading the grants of topic " + topic + " failed", e);
@@ -129,7 +132,7 @@ public class Topics {
      * them against whoever it acts for ({@link Grants#allow}).
      */
     public Optional<TopicGrants> grantsOfMessage(String id) {
-        try (Connection c = store.connection()) {
+        try (Connection c = database.connection()) {
             return store.topicOf(c, id).map(t -> new TopicGrants(t.topic(), Grants.decode(t.grants())));
         } catch (SQLException e) {
             throw new IllegalStateException("reading the grants of message " + id + " failed", e);
@@ -157,7 +160,7 @@ public class Topics {
     }
 
     private List<Subscriber> all(String topic) {
-        try (Connection c = store.connection()) {
+        try (Connection c = database.connection()) {
             return store.subscribers(c, topic);
         } catch (SQLException e) {
             throw new IllegalStateException("listing subscribers failed", e);

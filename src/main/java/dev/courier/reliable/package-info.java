@@ -19,5 +19,17 @@
  * <p>Public API: {@link dev.courier.reliable.ReliableMessages} (the protocol),
  * {@link dev.courier.reliable.Producers} and {@link dev.courier.reliable.Topics} (registration), and the REST
  * resources under {@code /api/messages}, {@code /api/producers}, {@code /api/topics}.
+ *
+ * <p>Where a change goes: what an operation means is in {@code Protocol} (its steps) and the beans around it; what
+ * settles the rest later is a job each — {@code CheckBacks}, {@code Redeliveries}, {@code Notices}, driven by the
+ * one timer of {@link dev.courier.reliable.Reconciler}, their transactions in {@code ReconcileSteps} — and
+ * {@link dev.courier.reliable.Retention} (the purge); {@link dev.courier.reliable.Relay} publishes. SQL
+ * is in the stores, one per aggregate — {@code ProducerStore} (producers and their secrets), {@code TopicStore}
+ * (subscribers, grants), {@code MessageStore} (messages, their lock and moves, check-back claims),
+ * {@code LedgerStore} (deliveries), {@code HistoryStore} (every move, checked against its machine),
+ * {@code NoticeStore} (notices to producers), {@code OutboxStore} (what the relay owes the broker),
+ * {@code RetentionStore} (the purge), and {@code BatchStore} (a batch's set-based statements on PostgreSQL);
+ * {@code ReliableDatabase} gives connections, the dialect and what the stores share. Dependencies point one way:
+ * beans, then stores, then the database.
  */
 package dev.courier.reliable;

@@ -54,16 +54,16 @@ class StatesTest {
         // A batch's moves are checked as they are recorded, in the transaction that writes them: it rolls back.
         assertThrows(
                 IllegalStateException.class,
-                () -> new ReliableStore.Moved("m", null, MessageState.COMPLETED, MessageState.SENT, "confirmed"));
+                () -> new HistoryStore.Moved("m", null, MessageState.COMPLETED, MessageState.SENT, "confirmed"));
         assertThrows(
                 IllegalStateException.class,
-                () -> new ReliableStore.Moved("m", "a", DeliveryState.CONSUMED, DeliveryState.DELIVERED, "replayed"));
+                () -> new HistoryStore.Moved("m", "a", DeliveryState.CONSUMED, DeliveryState.DELIVERED, "replayed"));
         assertThrows(
                 IllegalArgumentException.class,
-                () -> new ReliableStore.Moved("m", "a", MessageState.SENT, DeliveryState.CONSUMED, "mixed"),
+                () -> new HistoryStore.Moved("m", "a", MessageState.SENT, DeliveryState.CONSUMED, "mixed"),
                 "a move stays within one machine");
-        new ReliableStore.Moved("m", "a", null, DeliveryState.DELIVERED, "published"); // a new row
-        new ReliableStore.Moved("m", null, MessageState.DEAD, MessageState.SENT, "a late confirm");
+        new HistoryStore.Moved("m", "a", null, DeliveryState.DELIVERED, "published"); // a new row
+        new HistoryStore.Moved("m", null, MessageState.DEAD, MessageState.SENT, "a late confirm");
     }
 
     @Test
