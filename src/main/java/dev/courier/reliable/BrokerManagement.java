@@ -24,6 +24,7 @@ class BrokerManagement {
     /** Artemis's code for "Cannot find resource with name …": the queue (or address) does not exist. */
     private static final String NOT_FOUND = "AMQ229067";
 
+    private static final int ATTEMPTS = 3;
     private static final java.util.logging.Logger LOG =
             java.util.logging.Logger.getLogger(BrokerManagement.class.getName());
 
@@ -45,7 +46,9 @@ class BrokerManagement {
         }
     }
 
-    @Resource(lookup = "jms/courier")
+    // Unshareable: within one transaction or local containment, a shareable factory hands out the same pooled
+    // connection again, so a try after a dead connection would meet the very same one.
+    @Resource(lookup = "jms/courier", shareable = false)
     private ConnectionFactory connectionFactory;
 
     /**
@@ -75,17 +78,34 @@ class BrokerManagement {
     }
 
     private JsonArray request(String resource, String kind, String operation, String arguments) {
+        // Pooled connections the broker dropped (it restarted) fail when next used: the resource adapter has no
+        // validation the pool could ask first, and reconnecting is off (ReconnectAttempts 0) so that calls fail
+        // fast while the broker is down. A failure makes the pool discard its connections (purgePolicy
+        // EntirePool), so the next try, on a connection of its own (unshareable), gets a fresh one: up to three
+        // tries, a moment apart. Every operation asked here is safe to repeat (create if missing,
+        // read an attribute; a destroy repeated finds nothing and says so).
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return requestOnce(resource, kind, operation, arguments);
+            } catch (Answered e) {
+                throw e;
+            } catch (JMSRuntimeException e) {
+                if (attempt == ATTEMPTS) {
+                    throw e;
+                }
+                int tried = attempt;
+                LOG.fine(() -> operation + " on " + resource + " failed (" + e + "); try " + (tried + 1));
+                pause(attempt * 200L);
+            }
+        }
+    }
+
+    private static void pause(long millis) {
         try {
-            return requestOnce(resource, kind, operation, arguments);
-        } catch (Answered e) {
-            throw e;
-        } catch (JMSRuntimeException e) {
-            // A pooled connection the broker dropped (it restarted) fails once, and the pool then discards it and
-            // its siblings (purgePolicy EntirePool): one more try, on a fresh connection. Every operation asked
-            // here is safe to repeat (create if missing, read an attribute; a destroy repeated finds nothing and
-            // says so).
-            LOG.fine(() -> operation + " on " + resource + " failed (" + e + "); trying once more");
-            return requestOnce(resource, kind, operation, arguments);
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new JMSRuntimeException("interrupted while asking the broker again");
         }
     }
 
