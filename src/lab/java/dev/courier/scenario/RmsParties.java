@@ -97,7 +97,7 @@ public class RmsParties {
      * failed half-way left only registrations the next attempt makes again.
      *
      * <p>Guarded as calls to a remote service are: an attempt that hangs past 30 s is cut (longer than Courier's own
-     * waits, such as the broker management's 10 s for an answer, asked a second time on a fresh connection, so it
+     * waits, such as the broker management's 10 s for an answer, which it never asks again once the request went out, so it
      * cuts only a call hanging where nothing else would end it), and a failed attempt is tried twice more within
      * half a second or so, which rides out a moment's failure (a pooled database connection the database had
      * closed) without waiting for the timer's next round.

@@ -4,6 +4,8 @@ import dev.courier.platform.DatabaseClock;
 import dev.courier.platform.JobTurns;
 import jakarta.ejb.Schedule;
 import jakarta.ejb.Singleton;
+import jakarta.ejb.TransactionAttribute;
+import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.Optional;
@@ -17,6 +19,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * each hour purges), deletes older entries. A purge is idempotent: one that overlaps another deletes nothing twice.
  */
 @Singleton
+@TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED) // the turn and the purge each commit on their own
 public class AuditRetention {
 
     static final String JOB = "audit.retention";

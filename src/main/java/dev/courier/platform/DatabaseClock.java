@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -41,6 +42,9 @@ public class DatabaseClock extends Clock {
     /** A reading whose round trip took longer than this is not used while an earlier one is at hand. */
     private static final long MAX_ROUND_TRIP_NANOS = 10_000_000;
 
+    /** A reading older than this is replaced by the next, however slow its round trip. */
+    private static final long MAX_READING_AGE_NANOS = 60_000_000_000L;
+
     private static final String SELECT_CLOCK = "SELECT clock_timestamp()";
 
     @Resource(lookup = "jdbc/courier")
@@ -60,7 +64,9 @@ public class DatabaseClock extends Clock {
     Duration refresh;
 
     private volatile Reading reading;
-    private volatile long triedAt;
+    /** {@link System#nanoTime} of the last try to read the database's clock. */
+    private final AtomicLong triedAt = new AtomicLong(System.nanoTime() - Long.MAX_VALUE / 2);
+
     private final DatabaseTimes given = new DatabaseTimes();
 
     /** The database's time now, reading its clock through {@code connection} when the last reading is old. */
@@ -70,16 +76,21 @@ public class DatabaseClock extends Clock {
         }
         long start = System.nanoTime();
         Reading known = reading;
-        if (known != null && start - triedAt <= refresh.toNanos()) {
-            return given(known.database().plusNanos(start - known.nanos()));
+        if (known != null && !claimRefresh(start)) {
+            return estimate(known, start);
         }
-        triedAt = start;
+        return read(connection, start, known);
+    }
+
+    private Instant read(Connection connection, long start, Reading known) throws SQLException {
         try (PreparedStatement query = connection.prepareStatement(SELECT_CLOCK);
                 ResultSet rows = query.executeQuery()) {
             rows.next();
             Instant database = Columns.instant(rows, 1);
             long roundTrip = System.nanoTime() - start;
-            if (known == null || roundTrip <= MAX_ROUND_TRIP_NANOS) {
+            // A slow round trip says little about when the database read its clock; an old reading, kept while
+            // every round trip is slow (a distant database), drifts with this server's monotonic clock.
+            if (known == null || roundTrip <= MAX_ROUND_TRIP_NANOS || start - known.nanos() > MAX_READING_AGE_NANOS) {
                 reading = new Reading(database, start + roundTrip / 2);
             }
             return given(database);
@@ -94,24 +105,41 @@ public class DatabaseClock extends Clock {
         return database == null ? server.instant() : given.next(database).plus(shift.ahead());
     }
 
-    /** The database's time now, on a connection of its own when a reading is due. */
+    /**
+     * The database's time now, on a connection of its own when a reading is due. One thread at a time reads; the
+     * others, and every call while the database cannot be read, take the estimate from the last reading.
+     */
     @Override
     public Instant instant() {
         if (!readsDatabase()) {
             return server.instant();
         }
+        long start = System.nanoTime();
         Reading known = reading;
-        if (known != null && System.nanoTime() - triedAt <= refresh.toNanos()) {
-            return given(known.database().plusNanos(System.nanoTime() - known.nanos()));
+        if (known != null && !claimRefresh(start)) {
+            return estimate(known, start);
         }
         try (Connection connection = dataSource.getConnection()) {
-            return now(connection);
+            return read(connection, start, known);
         } catch (SQLException | RuntimeException e) {
             if (known == null) {
                 throw new IllegalStateException("reading the database's clock failed", e);
             }
-            return given(known.database().plusNanos(System.nanoTime() - known.nanos()));
+            return estimate(known, System.nanoTime());
         }
+    }
+
+    /**
+     * Whether this caller reads the database's clock now: the last try is older than the refresh interval and no
+     * other caller took this turn first. Marks the try, so a database that cannot be read is tried once a refresh.
+     */
+    private boolean claimRefresh(long now) {
+        long last = triedAt.get();
+        return now - last > refresh.toNanos() && triedAt.compareAndSet(last, now);
+    }
+
+    private Instant estimate(Reading known, long now) {
+        return given(known.database().plusNanos(now - known.nanos()));
     }
 
     private boolean readsDatabase() {

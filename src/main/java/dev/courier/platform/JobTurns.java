@@ -52,6 +52,7 @@ public class JobTurns {
     }
 
     /** This server's name in the jobs' leases. */
+    @Transactional(Transactional.TxType.SUPPORTS)
     public String owner() {
         return owner;
     }

@@ -4,6 +4,7 @@ import dev.courier.platform.Json;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.jms.ConnectionFactory;
+import jakarta.jms.Destination;
 import jakarta.jms.JMSConsumer;
 import jakarta.jms.JMSContext;
 import jakarta.jms.JMSException;
@@ -28,7 +29,10 @@ class BrokerManagement {
     private static final java.util.logging.Logger LOG =
             java.util.logging.Logger.getLogger(BrokerManagement.class.getName());
 
-    /** The broker answered, and refused (or did not answer in time): asking again would not help. */
+    /**
+     * The broker answered and refused, did not answer in time, or the answer was lost after the request went out:
+     * asking again would not help, or would be a second operation.
+     */
     static class Answered extends JMSRuntimeException {
         private static final long serialVersionUID = 1L;
 
@@ -82,8 +86,7 @@ class BrokerManagement {
         // validation the pool could ask first, and reconnecting is off (ReconnectAttempts 0) so that calls fail
         // fast while the broker is down. A failure makes the pool discard its connections (purgePolicy
         // EntirePool), so the next try, on a connection of its own (unshareable), gets a fresh one: up to three
-        // tries, a moment apart. Every operation asked here is safe to repeat (create if missing,
-        // read an attribute; a destroy repeated finds nothing and says so).
+        // tries, a moment apart, of what failed before the request went out (answer: after it, none).
         for (int attempt = 1; ; attempt++) {
             try {
                 return requestOnce(resource, kind, operation, arguments);
@@ -117,6 +120,18 @@ class BrokerManagement {
             request.setStringProperty(kind, operation);
             request.setJMSReplyTo(replies);
             jms.createProducer().send(jms.createQueue("activemq.management"), request);
+            return answer(jms, replies, resource, operation);
+        } catch (JMSException e) {
+            throw new JMSRuntimeException(operation + " on " + resource + " failed: " + e);
+        }
+    }
+
+    /**
+     * The broker's answer to a request sent. A failure from here on is not retried: the broker may have carried
+     * the operation out (a queue destroyed, say), and asking again would be a second operation.
+     */
+    private static JsonArray answer(JMSContext jms, Destination replies, String resource, String operation) {
+        try {
             try (JMSConsumer consumer = jms.createConsumer(replies)) {
                 jakarta.jms.Message reply = consumer.receive(10_000);
                 if (reply == null) {
@@ -133,8 +148,11 @@ class BrokerManagement {
                     return reader.readArray();
                 }
             }
-        } catch (JMSException e) {
-            throw new JMSRuntimeException(operation + " on " + resource + " failed: " + e);
+        } catch (JMSException | JMSRuntimeException e) {
+            if (e instanceof Answered answered) {
+                throw answered;
+            }
+            throw new Answered("the answer to " + operation + " on " + resource + " was lost: " + e);
         }
     }
 }

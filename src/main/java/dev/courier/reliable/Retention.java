@@ -18,6 +18,7 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -55,6 +56,7 @@ public class Retention {
     private DatabaseClock clock;
 
     private volatile Instant lastPurge = Instant.MIN;
+    private final AtomicBoolean running = new AtomicBoolean();
 
     @PostConstruct
     void schedule() {
@@ -64,6 +66,10 @@ public class Retention {
 
     @Timeout
     void onTimer(Timer timer) {
+        // Ticks never overlap on one server: a long purge is not joined by a second.
+        if (!running.compareAndSet(false, true)) {
+            return;
+        }
         try {
             Instant now = clock.instant();
             if (!now.isBefore(lastPurge.plus(EVERY))) {
@@ -72,6 +78,8 @@ public class Retention {
             }
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "purging finished reliable messages failed; it is tried again at the next tick", e);
+        } finally {
+            running.set(false);
         }
     }
 

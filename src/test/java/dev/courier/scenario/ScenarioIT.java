@@ -3,6 +3,7 @@ package dev.courier.scenario;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.courier.testing.Broker;
 import dev.courier.testing.CourierDeployment;
 import dev.courier.testing.Eventually;
 import dev.courier.testing.Http;
@@ -108,8 +109,13 @@ class ScenarioIT {
 
     @Test
     void xa_shipment_failing_after_its_write_rolls_back_with_the_receive_and_is_booked_once_by_the_redelivery() {
-        // Every event before this one is consumed first, so the armed fault meets this test's event.
+        // Every event before this one is consumed first (none left in the subscription's queue, none being
+        // delivered: the broker's count holds both), so the armed fault meets this test's event.
         shipment(http.post("api/scenario/orders?mode=xa", "").json().getString("orderId"));
+        Eventually.until(
+                "earlier OrderPlaced events consumed",
+                java.time.Duration.ofSeconds(60),
+                () -> Broker.messageCount("scenario-shipping") == 0);
         http.post("api/test/faults/" + XaOrderPlacedListener.AFTER_SHIPMENT + "?times=1", "");
 
         Http.Response placed = http.post("api/scenario/orders?mode=xa", "");
