@@ -30,6 +30,30 @@ class ServerConfigTest {
         assertEquals(List.of(), broken);
     }
 
+    @Test
+    void should_name_every_activation_spec_after_the_fixed_module_name() throws Exception {
+        var webXml = DocumentBuilderFactory.newInstance()
+                .newDocumentBuilder()
+                .parse(Path.of("src/main/webapp/WEB-INF/web.xml").toFile());
+        var names = webXml.getElementsByTagName("module-name");
+        assertEquals(1, names.getLength(), "web.xml fixes the module name (the WAR's file name varies)");
+        String module = names.item(0).getTextContent().trim();
+        List<String> elsewhere = new ArrayList<>();
+        for (Path file : files("src/main/liberty/config", "src/lab/liberty", "src/test/liberty")) {
+            var specs = DocumentBuilderFactory.newInstance()
+                    .newDocumentBuilder()
+                    .parse(file.toFile())
+                    .getElementsByTagName("jmsActivationSpec");
+            for (int i = 0; i < specs.getLength(); i++) {
+                String id = ((org.w3c.dom.Element) specs.item(i)).getAttribute("id");
+                if (!id.startsWith(module + "/")) {
+                    elsewhere.add(file.getFileName() + ": " + id);
+                }
+            }
+        }
+        assertEquals(List.of(), elsewhere, "activation specs that no module named " + module + " would find");
+    }
+
     private static List<Path> files(String... folders) throws IOException {
         List<Path> found = new ArrayList<>();
         for (String folder : folders) {
