@@ -95,7 +95,7 @@ class ReliableBench {
             }
             if ("helpers".equals(System.getProperty("reliable.bench.only"))) { // -Dreliable.bench.only=helpers
                 for (int producers : PRODUCERS) {
-                    for (String mdb : List.of(InboxListeners.LOCAL, InboxListeners.XA)) {
+                    for (String mdb : List.of(InboxListeners.LOCAL, InboxListeners.XA, IN_PROCESS)) {
                         JsonObject r = helpers(helpers, mdb, producers, MESSAGES);
                         System.out.println(row(
                                 "helpers → MDB " + mdb,
@@ -160,6 +160,15 @@ class ReliableBench {
                         local.getJsonNumber("perSecond").doubleValue(),
                         local.getJsonNumber("p50Millis").doubleValue(),
                         local.getJsonNumber("p99Millis").doubleValue()));
+                System.out.println(rows.get(rows.size() - 1));
+                JsonObject inProcess = helpers(helpers, IN_PROCESS, producers, MESSAGES);
+                rows.add(row(
+                        "helpers in process → MDB local (LocalCourierApi: no HTTP)",
+                        producers,
+                        MESSAGES,
+                        inProcess.getJsonNumber("perSecond").doubleValue(),
+                        inProcess.getJsonNumber("p50Millis").doubleValue(),
+                        inProcess.getJsonNumber("p99Millis").doubleValue()));
                 System.out.println(rows.get(rows.size() - 1));
                 JsonObject xa = helpers(helpers, InboxListeners.XA, producers, MESSAGES);
                 rows.add(row(
@@ -246,7 +255,18 @@ class ReliableBench {
      * the CPU each process spent per message meanwhile (Liberty, PostgreSQL, the broker), the cost the two cores
      * divide among themselves.
      */
+    /** The helpers' rows with the calls made in process: the local mode's MDB, over LocalCourierApi. */
+    private static final String IN_PROCESS = "in-process";
+
     private JsonObject helpers(String producer, String topic, int producers, int messages) {
+        if (IN_PROCESS.equals(topic)) {
+            assertEquals(204, http.put("api/test/apps/transport/local", "").status());
+            try {
+                return helpers(producer, InboxListeners.LOCAL, producers, messages);
+            } finally {
+                assertEquals(204, http.put("api/test/apps/transport/http", "").status());
+            }
+        }
         double liberty = ProcessCpu.liberty("courier");
         double postgres = ProcessCpu.postgres();
         double broker = ProcessCpu.broker();

@@ -102,4 +102,35 @@ class ReliableMdbIT {
                 .orElseThrow(() -> new AssertionError("the copy did not reach the subscriber's queue"));
         assertEquals(id, copy.courierMessageId());
     }
+
+    @Test
+    void the_helpers_in_process_apply_each_message_once_and_the_in_process_api_refuses_as_the_rest_api_does() {
+        Fixture f = new Fixture(InboxListeners.LOCAL);
+        f.register(f.producer, "BARRIER");
+        assertEquals(204, f.http.put("api/test/apps/transport/local", "").status());
+        try {
+            String[] ids = new String[10];
+            for (int i = 0; i < ids.length; i++) {
+                jakarta.json.JsonObject order = f.order("&async=true");
+                assertTrue(order.containsKey("messageId"), order::toString);
+                ids[i] = order.getString("messageId");
+            }
+            for (String id : ids) {
+                f.awaitState(id, "COMPLETED");
+                assertEquals(1, f.effects(id, InboxListeners.SUBSCRIBER), "one effect per message");
+                assertEquals(1, f.orders(id), "one order row per message");
+            }
+            jakarta.json.JsonObject answers = f.http.post(
+                            "api/test/apps/local/answers?topic=" + f.topic + "&producer=" + f.producer, "")
+                    .json();
+            assertEquals(404, answers.getInt("confirmUnknown"), answers::toString);
+            assertTrue(answers.getString("reportUnknown").startsWith("404"), answers::toString);
+            assertEquals(400, answers.getInt("badTopic"), answers::toString);
+            // A prepare commits on its own: the caller's rollback leaves it pending, for the check-back to settle.
+            String kept = answers.getString("preparedInRolledBack");
+            assertEquals("PENDING", f.http.get("api/messages/" + kept).json().getString("state"));
+        } finally {
+            assertEquals(204, f.http.put("api/test/apps/transport/http", "").status());
+        }
+    }
 }

@@ -46,7 +46,11 @@ public class Apps {
     @Resource
     private jakarta.enterprise.concurrent.ManagedExecutorService managedExecutor;
 
+    @jakarta.inject.Inject
+    private dev.courier.reliable.LocalCourierApi local;
+
     private LossyCourierApi courier;
+    private dev.courier.client.CourierApi http;
     private final Map<String, ReliableProducer> producers = new ConcurrentHashMap<>();
     private final Map<String, ReliableProducer> asyncProducers = new ConcurrentHashMap<>();
     private final Map<String, ReliableConsumer> consumers = new ConcurrentHashMap<>();
@@ -56,11 +60,12 @@ public class Apps {
     void start() {
         // The test applications call as an admin (bin/credentials --test sets courier.test.password).
         org.eclipse.microprofile.config.Config config = org.eclipse.microprofile.config.ConfigProvider.getConfig();
-        courier = new LossyCourierApi(new HttpCourierApi(
+        http = new HttpCourierApi(
                 URI.create("http://localhost:" + System.getenv().getOrDefault("COURIER_HTTP_PORT", "19080") + "/"),
                 Duration.ofSeconds(10),
                 "admin",
-                config.getValue("courier.test.password", String.class)));
+                config.getValue("courier.test.password", String.class));
+        courier = new LossyCourierApi(http);
         try {
             ClientTables.create(dataSource);
             try (Connection c = dataSource.getConnection()) {
@@ -109,6 +114,15 @@ public class Apps {
         } catch (SQLException e) {
             // already there from an earlier deployment
         }
+    }
+
+    /** The helpers call Courier in process ({@link dev.courier.reliable.LocalCourierApi}) or over HTTP (default). */
+    public void inProcess(boolean inProcess) {
+        courier.over(inProcess ? local : http);
+    }
+
+    public dev.courier.reliable.LocalCourierApi local() {
+        return local;
     }
 
     public LossyCourierApi courier() {

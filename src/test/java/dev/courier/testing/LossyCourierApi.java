@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /** The helpers' calls to Courier, of which a test can make the next few confirms or reports get lost. */
 public final class LossyCourierApi implements CourierApi {
 
-    private final CourierApi real;
+    private volatile CourierApi real;
     private final AtomicInteger settlesToLose = new AtomicInteger();
     private final AtomicInteger reportsToLose = new AtomicInteger();
     private final AtomicInteger prepareAnswersToLose = new AtomicInteger();
@@ -21,6 +21,11 @@ public final class LossyCourierApi implements CourierApi {
 
     public LossyCourierApi(CourierApi real) {
         this.real = real;
+    }
+
+    /** From now on the calls go through {@code transport} (HTTP, or in process). */
+    public void over(CourierApi transport) {
+        this.real = transport;
     }
 
     private volatile java.util.concurrent.CountDownLatch settleGate = new java.util.concurrent.CountDownLatch(0);

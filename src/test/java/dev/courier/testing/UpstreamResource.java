@@ -47,6 +47,9 @@ public class UpstreamResource {
     @Inject
     private Apps apps;
 
+    @jakarta.annotation.Resource
+    private jakarta.transaction.UserTransaction userTransaction;
+
     @Inject
     private Orders orders;
 
@@ -161,6 +164,48 @@ public class UpstreamResource {
                 .add("notifications", notes)
                 .add("inProgress", IN_PROGRESS.getOrDefault(producer, 0))
                 .build();
+    }
+
+    /** The helpers' transport from now on: {@code local} (in process) or {@code http}. */
+    @PUT
+    @Path("transport/{transport}")
+    public void transport(@PathParam("transport") String transport) {
+        apps.inProcess("local".equals(transport));
+    }
+
+    /**
+     * The in-process API's answers to what it must refuse or keep, run in the server: {"confirmUnknown": status,
+     * "reportUnknown": the batch's refusal, "preparedInRolledBack": the id of a message prepared inside a
+     * transaction that then rolled back, "badTopic": status}.
+     */
+    @POST
+    @Path("local/answers")
+    public JsonObject localAnswers(@QueryParam("topic") String topic, @QueryParam("producer") String producer)
+            throws Exception {
+        dev.courier.reliable.LocalCourierApi local = apps.local();
+        var answers = Json.createObjectBuilder();
+        try {
+            local.confirm("00000000-0000-0000-0000-000000000000");
+            answers.add("confirmUnknown", 200);
+        } catch (dev.courier.client.CourierException e) {
+            answers.add("confirmUnknown", e.status());
+        }
+        List<String> refused = local.report(
+                List.of(new dev.courier.client.CourierApi.Report("00000000-0000-0000-0000-000000000000", "s", null)));
+        answers.add("reportUnknown", String.valueOf(refused.get(0)));
+        try {
+            local.prepare("bad topic!", producer, "{}", Map.of(), null);
+            answers.add("badTopic", 200);
+        } catch (dev.courier.client.CourierException e) {
+            answers.add("badTopic", e.status());
+        }
+        userTransaction.begin();
+        try {
+            answers.add("preparedInRolledBack", local.prepare(topic, producer, "{\"n\": 1}", Map.of(), null));
+        } finally {
+            userTransaction.rollback();
+        }
+        return answers.build();
     }
 
     /** Places an order through the producer helper; {@code hold} keeps its transaction open until released. */
