@@ -13,7 +13,7 @@ import java.util.stream.Stream;
  * Liberty server running Courier, PostgreSQL (every live {@code postgres} process, plus what the postmaster
  * has collected from backends that ended), and the benchmark's own process, where its clients run.
  */
-final class ProcessCpu {
+public final class ProcessCpu {
 
     private static final double MILLIS_PER_TICK = 10;
 
@@ -23,7 +23,7 @@ final class ProcessCpu {
      * CPU milliseconds used so far by the Liberty server named {@code server} of this build's installation
      * ({@code target/liberty}), or NaN if it is not running.
      */
-    static double liberty(String server) {
+    public static double liberty(String server) {
         String launcher = Path.of("target/liberty/wlp/bin/tools/ws-server.jar")
                 .toAbsolutePath()
                 .toString();
@@ -43,7 +43,7 @@ final class ProcessCpu {
     }
 
     /** CPU milliseconds used so far by the Artemis broker (its JVM runs {@code org.apache.activemq.artemis.boot.Artemis}), or NaN. */
-    static double broker() {
+    public static double broker() {
         try (Stream<Path> processes = Files.list(Path.of("/proc"))) {
             return processes
                     .filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
@@ -57,12 +57,12 @@ final class ProcessCpu {
     }
 
     /** CPU milliseconds used so far by this process: the benchmark's clients, with this JVM's GC and JIT. */
-    static double client() {
+    public static double client() {
         return ticks(Path.of("/proc/self"), false);
     }
 
     /** CPU milliseconds used so far by PostgreSQL: live processes, and ended backends the postmaster reaped. */
-    static double postgres() {
+    public static double postgres() {
         try (Stream<Path> processes = Files.list(Path.of("/proc"))) {
             return processes
                     .filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
@@ -71,6 +71,38 @@ final class ProcessCpu {
                                     .orElse("")))
                     .mapToDouble(p -> ticks(p, isPostmaster(p)))
                     .sum();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * CPU milliseconds used so far by one PostgreSQL server (the Debian cluster {@code cluster}, e.g. "main" or
+     * "inventory"): its postmaster with what it reaped, and its live children; NaN if it is not running.
+     */
+    public static double postgresCluster(String cluster) {
+        String config = "/" + cluster + "/postgresql.conf";
+        try (Stream<Path> processes = Files.list(Path.of("/proc"))) {
+            List<Path> all = processes
+                    .filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
+                    .toList();
+            Path postmaster = all.stream()
+                    .filter(p ->
+                            arguments(p).stream().anyMatch(a -> a.startsWith("config_file=") && a.endsWith(config)))
+                    .findFirst()
+                    .orElse(null);
+            if (postmaster == null) {
+                return Double.NaN;
+            }
+            String pid = postmaster.getFileName().toString();
+            return ticks(postmaster, true)
+                    + all.stream()
+                            .filter(p -> stat(p).map(s -> s.substring(s.lastIndexOf(')') + 2)
+                                            .split(" ")[1]
+                                            .equals(pid))
+                                    .orElse(false))
+                            .mapToDouble(p -> ticks(p, false))
+                            .sum();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

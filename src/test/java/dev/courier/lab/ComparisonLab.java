@@ -16,11 +16,14 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The comparison lab ({@code bin/postgres && mvn -Plab verify}, on PostgreSQL). It drives the scenario over HTTP
- * against a Courier server it starts itself (so that it can kill it), and measures:
+ * The comparison lab ({@code bin/postgres && mvn -Plab verify}, on PostgreSQL: the orders and Courier on one
+ * server, the inventory on a second). It drives the scenario over HTTP against a Courier server it starts itself
+ * (so that it can kill it), and measures:
  * <ol>
  * <li>the physical anchors ({@code pg_test_fsync}, pgbench);</li>
- * <li>load: each mode at 1, 4, 16 and 64 concurrent clients — throughput, latency, time to consistency;</li>
+ * <li>load: each mode at 1, 4, 16 and 64 concurrent clients — completed orders per second (outcome committed, the
+ * headline) beside accepted ones, the backlog between them over time, upstream latency, order commit → outcome
+ * commit, and what each order cost (forced WAL writes per PostgreSQL server, CPU per process);</li>
  * <li>scarcity: twice as many orders as stock, per mode — XA refuses at once, the others reject later;</li>
  * <li>faults: all three modes side by side, each offered 20 orders/s (within what each sustains), so they meet
  * the same fault at the same moment, while the
@@ -94,10 +97,11 @@ class ComparisonLab {
                     runs.add(run);
                     progress(String.format(
                             Locale.ROOT,
-                            "load %-5s x%-2d %6.0f orders/s  p50 %6.1f ms  p99 %7.1f ms  "
-                                    + "consistent after p50 %7.1f ms  lost %d  duplicated %d",
+                            "load %-5s x%-2d completed %6.0f/s  accepted %6.0f/s  p50 %6.1f ms  p99 %7.1f ms  "
+                                    + "commit to outcome p50 %7.1f ms  lost %d  duplicated %d",
                             mode,
                             clients,
+                            run.completedPerSecond(),
                             run.throughput(),
                             run.p50(),
                             run.p99(),
@@ -132,17 +136,21 @@ class ComparisonLab {
     }
 
     private LabReport.Run load(LabDatabases databases, String mode, int clients) throws Exception {
+        Costs before = Costs.now(databases);
         OrderLoad load = OrderLoad.run(http, mode, clients, "", RUN_SECONDS);
         List<String> ids = load.acceptedIds();
         LabDatabases.Settlement settled = databases.settle(load, QUIESCENCE);
+        Costs costs = Costs.now(databases).perOrder(before, ids.size() + settled.unacknowledged());
         Latencies upstream = new Latencies(load.acceptedLatencies());
-        Latencies consistency = new Latencies(settled.toConsistencyNanos());
+        Latencies consistency = new Latencies(settled.toCompletionNanos());
         return new LabReport.Run(
                 mode,
                 clients,
                 ids.size(),
+                settled.completedBetween(load.startMillis(), load.endMillis()),
                 load.count(OrderLoad.Answer::failed),
                 load.seconds(),
+                Math.max(0, settled.lastOutcomeMillis() - load.endMillis()) / 1000.0,
                 upstream.percentileMillis(50),
                 upstream.percentileMillis(95),
                 upstream.percentileMillis(99),
@@ -153,7 +161,9 @@ class ComparisonLab {
                 settled.rejected(),
                 settled.lost(),
                 settled.duplicated(),
-                databases.negativeStock());
+                databases.negativeStock(),
+                LabReport.Backlog.of(load.startMillis(), load.acceptedAtMillis().values(), settled.completedMillis()),
+                costs);
     }
 
     /** Twice as many single-item orders as there is stock of a fresh item, four clients, then the outcome of each. */
@@ -172,7 +182,7 @@ class ComparisonLab {
         load.stop();
         List<String> ids = load.acceptedIds();
         LabDatabases.Settlement settled = databases.settle(load, QUIESCENCE);
-        Latencies outcome = new Latencies(settled.toOutcomeNanos());
+        Latencies outcome = new Latencies(settled.toCompletionNanos());
         return new LabReport.Scarcity(
                 mode,
                 ids.size() + load.count(OrderLoad.Answer::refused),

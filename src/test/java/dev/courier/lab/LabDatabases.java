@@ -2,7 +2,6 @@ package dev.courier.lab;
 
 import java.sql.Array;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -21,8 +20,12 @@ import java.util.Set;
  */
 final class LabDatabases implements AutoCloseable {
 
-    /** What the databases say about one order. */
-    record Outcome(long createdMillis, int reservations, long reservedMillis, String state, long settledMillis) {
+    /**
+     * What the databases say about one order. {@code completedMillis}: when its outcome (reserved or rejected)
+     * became visible to the orders service, the commit timestamp of the order row's last write
+     * ({@code track_commit_timestamp}); 0 while it has none.
+     */
+    record Outcome(int reservations, String state, long completedMillis) {
 
         boolean rejected() {
             return state.equals("REJECTED");
@@ -32,20 +35,20 @@ final class LabDatabases implements AutoCloseable {
             return reservations > 0 || rejected();
         }
 
-        /** When its outcome was written: the reservation, or the rejection. */
-        long outcomeMillis() {
-            return reservations > 0 ? reservedMillis : settledMillis;
+        boolean completed() {
+            return !state.equals("PLACED") && completedMillis > 0;
         }
     }
 
     /**
      * The orders of a run after quiescence: how many have each outcome, how many none (lost: no order row, or
-     * neither outcome) or too many (duplicated: several reservations, or reserved and rejected), and how long the
-     * outcomes took.
+     * neither outcome) or too many (duplicated: several reservations, or reserved and rejected), and when the
+     * outcomes committed.
      *
-     * @param toConsistencyNanos per reserved order: order committed → stock reserved
-     * @param toOutcomeNanos per settled order: order committed → reservation or rejection
-     * @param lastOutcomeMillis when the last outcome was written (epoch ms), 0 if none
+     * @param toCompletionNanos per order its client was answered for: order committed (the 201's arrival, a clock
+     *        read after the commit) → its outcome committed in the orders database; 0 when both are one commit (xa)
+     * @param completedMillis per completed order, when its outcome committed (epoch ms)
+     * @param lastOutcomeMillis when the last outcome committed (epoch ms), 0 if none
      * @param unacknowledged orders created although their client was answered with an error (or not at all)
      */
     record Settlement(
@@ -53,10 +56,18 @@ final class LabDatabases implements AutoCloseable {
             int rejected,
             int lost,
             int duplicated,
-            long[] toConsistencyNanos,
-            long[] toOutcomeNanos,
+            long[] toCompletionNanos,
+            long[] completedMillis,
             long lastOutcomeMillis,
-            int unacknowledged) {}
+            int unacknowledged) {
+
+        /** Outcomes committed between two moments (epoch ms). */
+        int completedBetween(long fromMillis, long toMillis) {
+            return (int) java.util.Arrays.stream(completedMillis)
+                    .filter(m -> m >= fromMillis && m <= toMillis)
+                    .count();
+        }
+    }
 
     /**
      * Settles a load's orders: those it was told were accepted, and those the orders database holds from its
@@ -66,11 +77,12 @@ final class LabDatabases implements AutoCloseable {
         List<String> accepted = load.acceptedIds();
         Set<String> all = new LinkedHashSet<>(accepted);
         all.addAll(orderIds(load.mode(), load.startMillis(), load.endMillis()));
-        return settle(List.copyOf(all), all.size() - accepted.size(), quiescence);
+        return settle(List.copyOf(all), all.size() - accepted.size(), load.acceptedAtMillis(), quiescence);
     }
 
     /** Waits until every order of {@code ids} has an outcome, or {@code quiescence} has passed; then counts. */
-    private Settlement settle(List<String> ids, int unacknowledged, Duration quiescence)
+    private Settlement settle(
+            List<String> ids, int unacknowledged, Map<String, Long> answeredMillis, Duration quiescence)
             throws SQLException, InterruptedException {
         long deadline = System.nanoTime() + quiescence.toNanos();
         Map<String, Outcome> outcomes = outcomes(ids);
@@ -84,21 +96,26 @@ final class LabDatabases implements AutoCloseable {
         int lost = ids.size() - outcomes.size();
         int duplicated = 0;
         long last = 0;
-        List<Long> toConsistency = new ArrayList<>();
-        List<Long> toOutcome = new ArrayList<>();
-        for (Outcome o : outcomes.values()) {
+        List<Long> toCompletion = new ArrayList<>();
+        List<Long> completed = new ArrayList<>();
+        for (Map.Entry<String, Outcome> e : outcomes.entrySet()) {
+            Outcome o = e.getValue();
             if (o.reservations() > 0) {
                 reserved++;
-                toConsistency.add(Math.max(0, o.reservedMillis() - o.createdMillis()) * 1_000_000L);
             }
             if (o.rejected()) {
                 rejected++;
             }
             if (!o.settled()) {
                 lost++;
-            } else {
-                toOutcome.add(Math.max(0, o.outcomeMillis() - o.createdMillis()) * 1_000_000L);
-                last = Math.max(last, o.outcomeMillis());
+            }
+            if (o.completed()) {
+                completed.add(o.completedMillis());
+                last = Math.max(last, o.completedMillis());
+                Long answered = answeredMillis.get(e.getKey());
+                if (answered != null) {
+                    toCompletion.add(Math.max(0, o.completedMillis() - answered) * 1_000_000L);
+                }
             }
             if (o.reservations() > 1 || (o.reservations() > 0 && o.rejected())) {
                 duplicated++;
@@ -109,8 +126,8 @@ final class LabDatabases implements AutoCloseable {
                 rejected,
                 lost,
                 duplicated,
-                toConsistency.stream().mapToLong(Long::longValue).toArray(),
-                toOutcome.stream().mapToLong(Long::longValue).toArray(),
+                toCompletion.stream().mapToLong(Long::longValue).toArray(),
+                completed.stream().mapToLong(Long::longValue).toArray(),
                 last,
                 unacknowledged);
     }
@@ -120,38 +137,47 @@ final class LabDatabases implements AutoCloseable {
 
     LabDatabases() throws SQLException {
         orders = connect(System.getProperty("courier.db.name", "courier"));
-        inventory = connect("courier_inventory");
+        inventory = dev.courier.testing.Postgres.inventory();
     }
 
     /** The orders' outcomes, by order id. */
     Map<String, Outcome> outcomes(List<String> ids) throws SQLException {
-        Map<String, long[]> reserved = new HashMap<>();
+        Map<String, Integer> reserved = new HashMap<>();
         try (PreparedStatement select = inventory.prepareStatement(
-                "SELECT order_id, COUNT(*), "
-                        + "MIN(EXTRACT(EPOCH FROM created_at) * 1000) FROM scenario_reservation WHERE order_id = ANY(?) GROUP BY order_id")) {
+                "SELECT order_id, COUNT(*) FROM scenario_reservation WHERE order_id = ANY(?) GROUP BY order_id")) {
             select.setArray(1, array(inventory, ids));
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
-                    reserved.put(rows.getString(1), new long[] {rows.getLong(2), (long) rows.getDouble(3)});
+                    reserved.put(rows.getString(1), rows.getInt(2));
                 }
             }
         }
         Map<String, Outcome> outcomes = new HashMap<>();
-        try (PreparedStatement select =
-                orders.prepareStatement("SELECT id, EXTRACT(EPOCH FROM created_at) * 1000, state, "
-                        + "COALESCE(EXTRACT(EPOCH FROM settled_at) * 1000, 0) FROM scenario_order WHERE id = ANY(?)")) {
+        // The row's commit timestamp: of the outcome's update (rms, queue), or of the order's insert, which
+        // carries its outcome (xa). Needs track_commit_timestamp on this server (bin/postgres sets it).
+        try (PreparedStatement select = orders.prepareStatement("SELECT id, state, CASE WHEN state <> 'PLACED' THEN "
+                + "COALESCE(EXTRACT(EPOCH FROM pg_xact_commit_timestamp(xmin)) * 1000, 0) ELSE 0 END "
+                + "FROM scenario_order WHERE id = ANY(?)")) {
             select.setArray(1, array(orders, ids));
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
-                    long[] r = reserved.getOrDefault(rows.getString(1), new long[] {0, 0});
                     outcomes.put(
                             rows.getString(1),
-                            new Outcome((long) rows.getDouble(2), (int) r[0], r[1], rows.getString(3), (long)
-                                    rows.getDouble(4)));
+                            new Outcome(reserved.getOrDefault(rows.getString(1), 0), rows.getString(2), (long)
+                                    rows.getDouble(3)));
                 }
             }
         }
         return outcomes;
+    }
+
+    /** Forced WAL writes so far on the orders' (and Courier's) server, or the inventory's. */
+    double walSyncs(boolean ordersServer) throws SQLException {
+        try (Statement query = (ordersServer ? orders : inventory).createStatement();
+                ResultSet rows = query.executeQuery("SELECT wal_sync FROM pg_stat_wal")) {
+            rows.next();
+            return rows.getDouble(1);
+        }
     }
 
     long negativeStock() throws SQLException {
@@ -179,15 +205,9 @@ final class LabDatabases implements AutoCloseable {
         }
     }
 
-    /** PostgreSQL's prepared transactions not yet committed or rolled back, in every database. */
+    /** PostgreSQL's prepared transactions not yet committed or rolled back, on both servers. */
     int preparedTransactions() {
-        try (Statement query = orders.createStatement();
-                ResultSet rows = query.executeQuery("SELECT COUNT(*) FROM pg_prepared_xacts")) {
-            rows.next();
-            return rows.getInt(1);
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        return dev.courier.testing.Postgres.preparedTransactions();
     }
 
     /** The stock left of {@code sku}. */
@@ -208,7 +228,8 @@ final class LabDatabases implements AutoCloseable {
      */
     void refuseInventoryConnections(boolean refuse) throws SQLException {
         String database = inventory.getCatalog();
-        try (Statement sql = orders.createStatement()) {
+        // On the inventory's own server, from the lab's session there (which the cut spares).
+        try (Statement sql = inventory.createStatement()) {
             sql.execute("ALTER DATABASE \"" + database + "\" ALLOW_CONNECTIONS " + !refuse);
             if (refuse) {
                 int own;
@@ -217,7 +238,7 @@ final class LabDatabases implements AutoCloseable {
                     pid.next();
                     own = pid.getInt(1);
                 }
-                try (PreparedStatement cut = orders.prepareStatement(
+                try (PreparedStatement cut = inventory.prepareStatement(
                         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                                 + "WHERE datname = ? AND pid <> ? AND usename = current_user AND backend_type = 'client backend'")) {
                     cut.setString(1, database);
@@ -232,12 +253,9 @@ final class LabDatabases implements AutoCloseable {
         return c.createArrayOf("varchar", ids.toArray());
     }
 
+    /** A database on Courier's (and the orders') server. */
     static Connection connect(String database) throws SQLException {
-        return DriverManager.getConnection(
-                "jdbc:postgresql://" + System.getProperty("courier.db.host", "localhost") + ":"
-                        + System.getProperty("courier.db.port", "5432") + "/" + database,
-                System.getProperty("courier.db.user", "courier"),
-                System.getProperty("courier.db.password", "courier"));
+        return dev.courier.testing.Postgres.courier(database);
     }
 
     @Override

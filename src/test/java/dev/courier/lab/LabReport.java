@@ -23,13 +23,19 @@ import org.jfree.data.xy.XYSeriesCollection;
 /** Writes the lab's results: {@code report.md} with tables, PNG plots (JFreeChart) and the raw data as CSV. */
 final class LabReport {
 
-    /** One load run: a mode at a concurrency. */
+    /**
+     * One load run: a mode at a concurrency. {@code completed}: orders whose outcome committed while the load ran
+     * (the headline: what the mode sustains); {@code placed}: orders accepted meanwhile; {@code drainSeconds}: from
+     * the load's end to the last outcome; consistency: order committed → outcome committed.
+     */
     record Run(
             String mode,
             int concurrency,
             int placed,
+            int completed,
             int errors,
             double seconds,
+            double drainSeconds,
             double p50,
             double p95,
             double p99,
@@ -40,10 +46,54 @@ final class LabReport {
             int rejected,
             int lost,
             int duplicated,
-            long negativeStock) {
+            long negativeStock,
+            Backlog backlog,
+            Costs costs) {
 
+        /** Accepted orders per second. */
         double throughput() {
             return placed / seconds;
+        }
+
+        /** Orders completed (outcome committed) per second while the load ran. */
+        double completedPerSecond() {
+            return completed / seconds;
+        }
+    }
+
+    /** Accepted − completed over a run, every half second from the load's start until the last outcome. */
+    record Backlog(double[] seconds, int[] waiting) {
+
+        static Backlog of(long startMillis, java.util.Collection<Long> acceptedMillis, long[] completedMillis) {
+            long[] accepted =
+                    acceptedMillis.stream().mapToLong(Long::longValue).sorted().toArray();
+            long[] completed = completedMillis.clone();
+            java.util.Arrays.sort(completed);
+            long end = Math.max(
+                    accepted.length == 0 ? startMillis : accepted[accepted.length - 1],
+                    completed.length == 0 ? startMillis : completed[completed.length - 1]);
+            int points = (int) ((end - startMillis) / 500) + 2;
+            double[] at = new double[points];
+            int[] waiting = new int[points];
+            int a = 0;
+            int c = 0;
+            for (int i = 0; i < points; i++) {
+                long t = startMillis + i * 500L;
+                while (a < accepted.length && accepted[a] <= t) {
+                    a++;
+                }
+                while (c < completed.length && completed[c] <= t) {
+                    c++;
+                }
+                at[i] = i * 0.5;
+                waiting[i] = Math.max(0, a - c);
+            }
+            return new Backlog(at, waiting);
+        }
+
+        int atEnd(double runSeconds) {
+            int i = Math.min(waiting.length - 1, (int) (runSeconds / 0.5));
+            return waiting[i];
         }
     }
 
@@ -97,18 +147,22 @@ final class LabReport {
             throws IOException {
         Files.createDirectories(dir);
         List<String> csv = new ArrayList<>();
-        csv.add("mode,concurrency,placed,errors,seconds,orders_per_s,p50_ms,p95_ms,p99_ms,consistency_p50_ms,"
-                + "consistency_p95_ms,consistency_p99_ms,reserved,rejected,lost,duplicated,negative_stock");
+        csv.add("mode,concurrency,accepted,completed,errors,seconds,completed_per_s,accepted_per_s,drain_s,p50_ms,"
+                + "p95_ms,p99_ms,consistency_p50_ms,consistency_p95_ms,consistency_p99_ms,reserved,rejected,lost,"
+                + "duplicated,negative_stock");
         for (Run r : runs) {
             csv.add(String.format(
                     Locale.ROOT,
-                    "%s,%d,%d,%d,%.3f,%.1f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%d,%d,%d,%d,%d",
+                    "%s,%d,%d,%d,%d,%.3f,%.1f,%.1f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%d,%d,%d,%d,%d",
                     r.mode(),
                     r.concurrency(),
                     r.placed(),
+                    r.completed(),
                     r.errors(),
                     r.seconds(),
+                    r.completedPerSecond(),
                     r.throughput(),
+                    r.drainSeconds(),
                     r.p50(),
                     r.p95(),
                     r.p99(),
@@ -122,15 +176,23 @@ final class LabReport {
                     r.negativeStock()));
         }
         Files.write(dir.resolve("load.csv"), csv);
-        chart(dir.resolve("throughput.png"), "Orders per second by concurrency", "orders/s", runs, Run::throughput);
-        chart(dir.resolve("latency-p50.png"), "Upstream latency p50 (ms)", "ms", runs, Run::p50);
+        chart(
+                dir.resolve("completed.png"),
+                "Completed orders per second (outcome committed while the load ran)",
+                "orders/s",
+                runs,
+                Run::completedPerSecond);
+        chart(dir.resolve("throughput.png"), "Accepted orders per second", "orders/s", runs, Run::throughput);
         chart(dir.resolve("latency-p99.png"), "Upstream latency p99 (ms)", "ms", runs, Run::p99);
         chart(
-                dir.resolve("consistency-p50.png"),
-                "Order committed -> stock reserved, p50 (ms)",
+                dir.resolve("consistency-p99.png"),
+                "Order committed -> outcome committed, p99 (ms)",
                 "ms",
                 runs,
-                Run::consistencyP50);
+                Run::consistencyP99);
+        for (String mode : runs.stream().map(Run::mode).distinct().toList()) {
+            backlog(dir.resolve("backlog-" + mode + ".png"), mode, runs);
+        }
 
         StringBuilder md = new StringBuilder("# Courier comparison lab\n\n");
         md.append(String.format(
@@ -139,22 +201,29 @@ final class LabReport {
                         + "**one-row INSERT %.0f tps** (pgbench, 4 clients).%n%n",
                 anchors.fdatasyncPerSecond(),
                 anchors.pgbenchInsertTps()));
-        md.append("## Load\n\nEach mode alone, clients placing orders as fast as answers come. *To consistency*: order "
-                + "committed → stock reserved, from the rows' timestamps.\n\n");
-        md.append(
-                "| mode | concurrency | orders | errors | orders/s | % of pgbench | p50 ms | p95 ms | p99 ms | "
-                        + "to consistency p50 ms | p95 ms | p99 ms | reserved | rejected | lost | duplicated | negative stock |\n");
-        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        md.append("## Load\n\nEach mode alone, clients placing orders as fast as answers come. **Completed/s**: orders "
+                + "whose outcome (reserved or rejected) committed in the orders database while the load ran, from the "
+                + "rows' commit timestamps (`track_commit_timestamp`); accepted/s beside it; *backlog*: accepted − "
+                + "completed when the load stopped; *drain*: from then to the last outcome. *Commit → outcome*: the "
+                + "order's commit (its client's 201, a clock read after the commit) to its outcome's commit; 0 for xa, "
+                + "whose outcome commits with the order.\n\n");
+        md.append("| mode | clients | completed/s | accepted/s | backlog | drain s | errors | % of pgbench | "
+                + "upstream p50 ms | p95 ms | p99 ms | commit → outcome p50 ms | p95 ms | p99 ms | reserved | rejected | "
+                + "lost | duplicated | negative stock |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Run r : runs) {
             md.append(String.format(
                     Locale.ROOT,
-                    "| %s | %d | %d | %d | %.0f | %.1f %% | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %d | %d | %d | %d | %d |%n",
+                    "| %s | %d | **%.0f** | %.0f | %d | %.1f | %d | %.1f %% | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f "
+                            + "| %d | %d | %d | %d | %d |%n",
                     r.mode(),
                     r.concurrency(),
-                    r.placed(),
-                    r.errors(),
+                    r.completedPerSecond(),
                     r.throughput(),
-                    100 * r.throughput() / anchors.pgbenchInsertTps(),
+                    r.backlog().atEnd(r.seconds()),
+                    r.drainSeconds(),
+                    r.errors(),
+                    100 * r.completedPerSecond() / anchors.pgbenchInsertTps(),
                     r.p50(),
                     r.p95(),
                     r.p99(),
@@ -167,8 +236,38 @@ final class LabReport {
                     r.duplicated(),
                     r.negativeStock()));
         }
-        md.append("\n![throughput](throughput.png)\n![latency p50](latency-p50.png)\n![latency p99](latency-p99.png)\n"
-                + "![time to consistency](consistency-p50.png)\n\nRaw data: `load.csv`.\n");
+        md.append("\n### What each order cost\n\nPer order of the run, all its outcomes included: forced WAL writes "
+                + "(`pg_stat_wal.wal_sync`) on each PostgreSQL server, and CPU milliseconds per process from `/proc` "
+                + "(the broker's journal syncs and Liberty's transaction log have no counter here).\n\n");
+        md.append("| mode | clients | WAL syncs, orders server | WAL syncs, inventory server | CPU ms: Liberty | "
+                + "PostgreSQL orders | PostgreSQL inventory | broker | total | load client |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|\n");
+        for (Run r : runs) {
+            Costs c = r.costs();
+            md.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |%n",
+                    r.mode(),
+                    r.concurrency(),
+                    c.ordersSyncs(),
+                    c.inventorySyncs(),
+                    c.libertyMillis(),
+                    c.ordersPostgresMillis(),
+                    c.inventoryPostgresMillis(),
+                    c.brokerMillis(),
+                    c.cpuMillis(),
+                    c.clientMillis()));
+        }
+        md.append("\n![completed](completed.png)\n![accepted](throughput.png)\n![latency p99](latency-p99.png)\n"
+                + "![commit to outcome p99](consistency-p99.png)\n");
+        for (String mode : runs.stream().map(Run::mode).distinct().toList()) {
+            md.append("![backlog ")
+                    .append(mode)
+                    .append("](backlog-")
+                    .append(mode)
+                    .append(".png)\n");
+        }
+        md.append("\nRaw data: `load.csv`.\n");
         scarcity(md, scarcity);
         faults(dir, md, faults);
         Path report = dir.resolve("report.md");
@@ -344,9 +443,36 @@ final class LabReport {
         LogAxis clients = new LogAxis("concurrent clients");
         clients.setBase(2);
         clients.setStandardTickUnits(org.jfree.chart.axis.NumberAxis.createIntegerTickUnits());
+        clients.setNumberFormatOverride(new java.text.DecimalFormat("0")); // 1, 4, 16, 64; not 2^0 … 2^6
         plot.setDomainAxis(clients);
         ((org.jfree.chart.renderer.xy.XYLineAndShapeRenderer) plot.getRenderer()).setDefaultShapesVisible(true);
         readable(plot);
+        ChartUtils.saveChartAsPNG(file.toFile(), chart, 800, 500);
+    }
+
+    /** Accepted − completed over time in one mode, a line per concurrency. */
+    private static void backlog(Path file, String mode, List<Run> runs) throws IOException {
+        XYSeriesCollection data = new XYSeriesCollection();
+        for (Run r : runs) {
+            if (!r.mode().equals(mode)) {
+                continue;
+            }
+            XYSeries series = new XYSeries(r.concurrency() + " clients");
+            for (int i = 0; i < r.backlog().seconds().length; i++) {
+                series.add(r.backlog().seconds()[i], r.backlog().waiting()[i]);
+            }
+            data.addSeries(series);
+        }
+        JFreeChart chart = ChartFactory.createXYLineChart(
+                mode + ": accepted − completed (orders waiting for their outcome)",
+                "seconds since the load started",
+                "orders",
+                data,
+                PlotOrientation.VERTICAL,
+                true,
+                false,
+                false);
+        readable(chart.getXYPlot());
         ChartUtils.saveChartAsPNG(file.toFile(), chart, 800, 500);
     }
 

@@ -2,7 +2,9 @@ package dev.courier.lab;
 
 import dev.courier.testing.Http;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -148,6 +150,20 @@ final class OrderLoad {
 
     List<String> acceptedIds() {
         return answers.stream().filter(Answer::accepted).map(Answer::orderId).toList();
+    }
+
+    /**
+     * When each accepted order's 201 came (epoch ms): a clock read after the order's transaction committed, the
+     * order's commit as the lab can see it (its row's own commit timestamp is replaced when the outcome updates it).
+     */
+    Map<String, Long> acceptedAtMillis() {
+        Map<String, Long> at = new HashMap<>();
+        for (Answer a : answers) {
+            if (a.accepted()) {
+                at.put(a.orderId(), startMillis + a.atNanos() / 1_000_000);
+            }
+        }
+        return at;
     }
 
     long[] acceptedLatencies() {

@@ -34,16 +34,16 @@ final class PreparedSampler {
 
     private void sample() {
         while (running) {
-            try (Connection c = LabDatabases.connect(System.getProperty("courier.db.name", "courier"));
-                    Statement query = c.createStatement()) {
+            // Both servers: the orders' (and Courier's) and the inventory's each hold their own branches.
+            try (Connection orders = LabDatabases.connect(System.getProperty("courier.db.name", "courier"));
+                    Connection inventory = dev.courier.testing.Postgres.inventory();
+                    Statement first = orders.createStatement();
+                    Statement second = inventory.createStatement()) {
                 while (running) {
-                    try (ResultSet rows = query.executeQuery("SELECT (SELECT COUNT(*) FROM pg_prepared_xacts), "
-                            + "(SELECT COALESCE(EXTRACT(EPOCH FROM clock_timestamp() - MIN(prepared)), 0) FROM pg_prepared_xacts), "
-                            + "(SELECT COUNT(*) FROM pg_locks WHERE pid IS NULL AND granted)")) {
-                        rows.next();
-                        samples.add(new Sample(
-                                clock.elapsedNanos() / 1e9, rows.getInt(1), rows.getDouble(2), rows.getInt(3)));
-                    }
+                    double[] a = prepared(first);
+                    double[] b = prepared(second);
+                    samples.add(new Sample(clock.elapsedNanos() / 1e9, (int) (a[0] + b[0]), Math.max(a[1], b[1]), (int)
+                            (a[2] + b[2])));
                     Thread.sleep(500);
                 }
             } catch (SQLException e) {
@@ -51,6 +51,16 @@ final class PreparedSampler {
             } catch (InterruptedException e) {
                 return;
             }
+        }
+    }
+
+    /** @return prepared transactions, the oldest one's age in seconds, locks held by prepared transactions */
+    private static double[] prepared(Statement query) throws SQLException {
+        try (ResultSet rows = query.executeQuery("SELECT (SELECT COUNT(*) FROM pg_prepared_xacts), "
+                + "(SELECT COALESCE(EXTRACT(EPOCH FROM clock_timestamp() - MIN(prepared)), 0) FROM pg_prepared_xacts), "
+                + "(SELECT COUNT(*) FROM pg_locks WHERE pid IS NULL AND granted)")) {
+            rows.next();
+            return new double[] {rows.getInt(1), rows.getDouble(2), rows.getInt(3)};
         }
     }
 

@@ -7,6 +7,7 @@ import dev.courier.testing.Broker;
 import dev.courier.testing.Eventually;
 import dev.courier.testing.Http;
 import dev.courier.testing.LibertyProcess;
+import dev.courier.testing.Postgres;
 import jakarta.jms.JMSConsumer;
 import jakarta.jms.JMSContext;
 import jakarta.jms.Message;
@@ -15,7 +16,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -177,8 +177,8 @@ class XaRecoveryCrashIT {
     private void cutInventorySessions() throws Exception {
         AtomicBoolean placing = new AtomicBoolean(true);
         ExecutorService threads = placeXaOrders(placing);
-        try (Connection courier = connect(System.getProperty("courier.db.name", "courier"));
-                Statement query = courier.createStatement()) {
+        try (Connection inventory = Postgres.inventory();
+                Statement query = inventory.createStatement()) {
             Thread.sleep(1000);
             long end = System.nanoTime() + Duration.ofSeconds(3).toNanos();
             while (System.nanoTime() < end) {
@@ -216,17 +216,16 @@ class XaRecoveryCrashIT {
         AtomicBoolean placing = new AtomicBoolean(true);
         ExecutorService threads = placeXaOrders(placing);
         ProcessHandle server = LIBERTY.process();
-        try (Connection courier = connect(System.getProperty("courier.db.name", "courier"));
-                Statement query = courier.createStatement()) {
+        try (Connection courier = Postgres.courier();
+                Connection inventory = Postgres.inventory();
+                Statement orders = courier.createStatement();
+                Statement stock = inventory.createStatement()) {
             Thread.sleep(1000); // the server warms up: orders flow
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (System.nanoTime() < deadline) {
-                try (ResultSet rows = query.executeQuery("SELECT COUNT(*) FROM pg_prepared_xacts")) {
-                    rows.next();
-                    if (rows.getInt(1) > 0) {
-                        server.destroyForcibly(); // SIGKILL at once: the commit phase must not finish
-                        break;
-                    }
+                if (prepared(orders) + prepared(stock) > 0) {
+                    server.destroyForcibly(); // SIGKILL at once: the commit phase must not finish
+                    break;
                 }
             }
             server.onExit().join();
@@ -270,21 +269,13 @@ class XaRecoveryCrashIT {
     }
 
     private static int preparedTransactions() {
-        try (Connection c = connect(System.getProperty("courier.db.name", "courier"));
-                Statement query = c.createStatement();
-                ResultSet rows = query.executeQuery("SELECT COUNT(*) FROM pg_prepared_xacts")) {
-            rows.next();
-            return rows.getInt(1);
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
+        return Postgres.preparedTransactions();
     }
 
-    private static Connection connect(String database) throws SQLException {
-        return DriverManager.getConnection(
-                "jdbc:postgresql://" + System.getProperty("courier.db.host", "localhost") + ":"
-                        + System.getProperty("courier.db.port", "5432") + "/" + database,
-                System.getProperty("courier.db.user", "courier"),
-                System.getProperty("courier.db.password", "courier"));
+    private static int prepared(Statement query) throws SQLException {
+        try (ResultSet rows = query.executeQuery("SELECT COUNT(*) FROM pg_prepared_xacts")) {
+            rows.next();
+            return rows.getInt(1);
+        }
     }
 }

@@ -1,0 +1,57 @@
+package dev.courier.testing;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * Connections from the tests to the two PostgreSQL servers of a PostgreSQL run, as the server under test reaches
+ * them (the failsafe configuration's system properties): Courier's (and the lab's orders), and the lab's
+ * inventory server, a second one (bin/postgres, port 5433).
+ */
+public final class Postgres {
+
+    private Postgres() {}
+
+    /** A database on Courier's server. */
+    public static Connection courier(String database) throws SQLException {
+        return connect(System.getProperty("courier.db.port", "5432"), database);
+    }
+
+    /** Courier's own database. */
+    public static Connection courier() throws SQLException {
+        return courier(System.getProperty("courier.db.name", "courier"));
+    }
+
+    /** The lab's inventory database, on its server. */
+    public static Connection inventory() throws SQLException {
+        return connect(System.getProperty("courier.inventory.db.port", "5433"), "courier_inventory");
+    }
+
+    /** Prepared transactions not yet committed or rolled back, on both servers. */
+    public static int preparedTransactions() {
+        try (Connection courier = courier();
+                Connection inventory = inventory()) {
+            return prepared(courier) + prepared(inventory);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static int prepared(Connection c) throws SQLException {
+        try (Statement query = c.createStatement();
+                ResultSet rows = query.executeQuery("SELECT COUNT(*) FROM pg_prepared_xacts")) {
+            rows.next();
+            return rows.getInt(1);
+        }
+    }
+
+    private static Connection connect(String port, String database) throws SQLException {
+        return DriverManager.getConnection(
+                "jdbc:postgresql://" + System.getProperty("courier.db.host", "localhost") + ":" + port + "/" + database,
+                System.getProperty("courier.db.user", "courier"),
+                System.getProperty("courier.db.password", "courier"));
+    }
+}
