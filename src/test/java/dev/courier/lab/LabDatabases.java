@@ -228,8 +228,10 @@ final class LabDatabases implements AutoCloseable {
      */
     void refuseInventoryConnections(boolean refuse) throws SQLException {
         String database = inventory.getCatalog();
-        // On the inventory's own server, from the lab's session there (which the cut spares).
-        try (Statement sql = inventory.createStatement()) {
+        // On the inventory's own server, from its maintenance database: PostgreSQL will not disallow connections
+        // to the database a session is in. The lab's own session in the inventory database is spared by the cut.
+        try (Connection server = dev.courier.testing.Postgres.inventory("postgres");
+                Statement sql = server.createStatement()) {
             sql.execute("ALTER DATABASE \"" + database + "\" ALLOW_CONNECTIONS " + !refuse);
             if (refuse) {
                 int own;
@@ -238,7 +240,7 @@ final class LabDatabases implements AutoCloseable {
                     pid.next();
                     own = pid.getInt(1);
                 }
-                try (PreparedStatement cut = inventory.prepareStatement(
+                try (PreparedStatement cut = server.prepareStatement(
                         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                                 + "WHERE datname = ? AND pid <> ? AND usename = current_user AND backend_type = 'client backend'")) {
                     cut.setString(1, database);

@@ -59,6 +59,11 @@ final class LabReport {
         double completedPerSecond() {
             return completed / seconds;
         }
+
+        /** Every order of the run over the time from the load's start to its last outcome: load and drain. */
+        double allCompletedPerSecond() {
+            return (reserved + rejected) / (seconds + drainSeconds);
+        }
     }
 
     /** Accepted − completed over a run, every half second from the load's start until the last outcome. */
@@ -147,13 +152,14 @@ final class LabReport {
             throws IOException {
         Files.createDirectories(dir);
         List<String> csv = new ArrayList<>();
-        csv.add("mode,concurrency,accepted,completed,errors,seconds,completed_per_s,accepted_per_s,drain_s,p50_ms,"
+        csv.add("mode,concurrency,accepted,completed,errors,seconds,completed_per_s,accepted_per_s,drain_s,"
+                + "all_completed_per_s,p50_ms,"
                 + "p95_ms,p99_ms,consistency_p50_ms,consistency_p95_ms,consistency_p99_ms,reserved,rejected,lost,"
                 + "duplicated,negative_stock");
         for (Run r : runs) {
             csv.add(String.format(
                     Locale.ROOT,
-                    "%s,%d,%d,%d,%d,%.3f,%.1f,%.1f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%d,%d,%d,%d,%d",
+                    "%s,%d,%d,%d,%d,%.3f,%.1f,%.1f,%.2f,%.1f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%d,%d,%d,%d,%d",
                     r.mode(),
                     r.concurrency(),
                     r.placed(),
@@ -163,6 +169,7 @@ final class LabReport {
                     r.completedPerSecond(),
                     r.throughput(),
                     r.drainSeconds(),
+                    r.allCompletedPerSecond(),
                     r.p50(),
                     r.p95(),
                     r.p99(),
@@ -204,17 +211,20 @@ final class LabReport {
         md.append("## Load\n\nEach mode alone, clients placing orders as fast as answers come. **Completed/s**: orders "
                 + "whose outcome (reserved or rejected) committed in the orders database while the load ran, from the "
                 + "rows' commit timestamps (`track_commit_timestamp`); accepted/s beside it; *backlog*: accepted − "
-                + "completed when the load stopped; *drain*: from then to the last outcome. *Commit → outcome*: the "
+                + "completed when the load stopped; *drain*: from then to the last outcome; *all done/s*: every order of "
+                + "the run over load and drain (what the mode finishes once the producers stop taking its cores). "
+                + "*Commit → outcome*: the "
                 + "order's commit (its client's 201, a clock read after the commit) to its outcome's commit; 0 for xa, "
                 + "whose outcome commits with the order.\n\n");
-        md.append("| mode | clients | completed/s | accepted/s | backlog | drain s | errors | % of pgbench | "
-                + "upstream p50 ms | p95 ms | p99 ms | commit → outcome p50 ms | p95 ms | p99 ms | reserved | rejected | "
-                + "lost | duplicated | negative stock |\n");
-        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        md.append(
+                "| mode | clients | completed/s | accepted/s | backlog | drain s | all done/s | errors | % of pgbench | "
+                        + "upstream p50 ms | p95 ms | p99 ms | commit → outcome p50 ms | p95 ms | p99 ms | reserved | rejected | "
+                        + "lost | duplicated | negative stock |\n");
+        md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (Run r : runs) {
             md.append(String.format(
                     Locale.ROOT,
-                    "| %s | %d | **%.0f** | %.0f | %d | %.1f | %d | %.1f %% | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f "
+                    "| %s | %d | **%.0f** | %.0f | %d | %.1f | %.0f | %d | %.1f %% | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f "
                             + "| %d | %d | %d | %d | %d |%n",
                     r.mode(),
                     r.concurrency(),
@@ -222,6 +232,7 @@ final class LabReport {
                     r.throughput(),
                     r.backlog().atEnd(r.seconds()),
                     r.drainSeconds(),
+                    r.allCompletedPerSecond(),
                     r.errors(),
                     100 * r.completedPerSecond() / anchors.pgbenchInsertTps(),
                     r.p50(),

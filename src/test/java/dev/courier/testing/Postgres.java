@@ -27,7 +27,12 @@ public final class Postgres {
 
     /** The lab's inventory database, on its server. */
     public static Connection inventory() throws SQLException {
-        return connect(System.getProperty("courier.inventory.db.port", "5433"), "courier_inventory");
+        return inventory("courier_inventory");
+    }
+
+    /** A database on the lab's inventory server (e.g. "postgres", to change the inventory database itself). */
+    public static Connection inventory(String database) throws SQLException {
+        return connect(System.getProperty("courier.inventory.db.port", "5433"), database);
     }
 
     /** Prepared transactions not yet committed or rolled back, on both servers. */
