@@ -133,4 +133,21 @@ class ReliableMdbIT {
             assertEquals(204, f.http.put("api/test/apps/transport/http", "").status());
         }
     }
+
+    @Test
+    void the_message_driven_beans_consume_again_after_the_broker_restarts() {
+        Fixture f = new Fixture(InboxListeners.LOCAL);
+        f.register(f.producer, "BARRIER");
+        f.awaitState(send(f, "{\"before\": 1}"), "COMPLETED");
+        Broker.stop();
+        Broker.start();
+        // Before the fix nothing set the beans' sessions up again: the queue kept 0 consumers until the server
+        // restarted, and this message waited on the broker.
+        String id = send(f, "{\"after\": 1}");
+        f.awaitState(id, "COMPLETED");
+        assertEquals(1, f.effects(id, InboxListeners.SUBSCRIBER), "applied once");
+        Fixture xa = new Fixture(InboxListeners.XA);
+        xa.register(xa.producer, "BARRIER");
+        xa.awaitState(send(xa, "{\"after\": 1}"), "COMPLETED");
+    }
 }
