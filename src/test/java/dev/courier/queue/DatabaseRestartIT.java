@@ -21,7 +21,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * PostgreSQL stops and starts again under a running Courier: meanwhile requests answer 503 problem bodies and
  * readiness is DOWN; then the pool recovers by itself, and a message committed before the outage is still there.
- * PostgreSQL profile only; stops and starts the local cluster with pg_ctlcluster (as CI, root, may).
+ * PostgreSQL profile only; stops and starts the local cluster serving Courier's database (found by its port) with
+ * pg_ctlcluster (as CI, root, may).
  */
 @ExtendWith(ArquillianExtension.class)
 class DatabaseRestartIT {
@@ -80,8 +81,12 @@ class DatabaseRestartIT {
     }
 
     private static void postgres(String action) throws Exception {
+        // The cluster serving Courier's database, by its port: bin/postgres runs a second one (the lab's inventory).
+        String port = System.getProperty("courier.db.port", "5432");
         Process process = new ProcessBuilder(
-                        "bash", "-c", "pg_ctlcluster $(pg_lsclusters -h | awk 'NR==1 {print $1, $2}') " + action)
+                        "bash",
+                        "-c",
+                        "pg_ctlcluster $(pg_lsclusters -h | awk -v p=" + port + " '$3 == p {print $1, $2}') " + action)
                 .inheritIO()
                 .start();
         if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
