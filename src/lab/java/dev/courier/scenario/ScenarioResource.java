@@ -13,6 +13,7 @@ import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
 import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.PUT;
@@ -30,7 +31,8 @@ import jakarta.ws.rs.core.UriInfo;
  * {@code /api/scenario}: the demo business over HTTP. {@code POST orders?mode=xa|rms|queue} {@code {"sku"?,
  * "quantity"?}} → 201 {@code {"orderId", "mode", "state"}} (409 out of stock in XA mode); {@code GET orders/{id}}
  * → {@code {"orderId", "state", "shipment"}}; {@code POST stock} {@code {"sku", "quantity"}}; {@code GET
- * consistency}; {@code PUT slowdown} {@code {"factor"}} (the lab's slowed consumer).
+ * consistency}; {@code PUT slowdown} {@code {"factor"}} (the lab's slowed consumer); {@code GET xa-lock-holds}
+ * ({@link XaLockHolds}), {@code DELETE xa-lock-holds} to start counting again.
  */
 @ApplicationScoped
 @Path("scenario")
@@ -51,6 +53,9 @@ public class ScenarioResource {
 
     @Inject
     private Shipments shipments;
+
+    @Inject
+    private XaLockHolds lockHolds;
 
     @RolesAllowed(Roles.PRODUCER)
     @POST
@@ -104,6 +109,22 @@ public class ScenarioResource {
                 .add("sku", sku)
                 .add("available", quantity)
                 .build();
+    }
+
+    /** How long xa transactions held their stock row's lock since the last reset ({@link XaLockHolds}). */
+    @RolesAllowed(Roles.ADMIN)
+    @GET
+    @Path("xa-lock-holds")
+    public JsonObject xaLockHolds() {
+        return lockHolds.summary();
+    }
+
+    @RolesAllowed(Roles.ADMIN)
+    @DELETE
+    @Path("xa-lock-holds")
+    public Response resetXaLockHolds() {
+        lockHolds.reset();
+        return Response.noContent().build();
     }
 
     /** The slowed inventory instance's factor ({@link SlowConsumer}): {@code {"factor"}}, 1 = normal speed. */

@@ -9,6 +9,8 @@ import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
 import jakarta.jms.ConnectionFactory;
 import jakarta.jms.JMSContext;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -40,8 +42,14 @@ public class XaChannel {
     @Inject
     private XaOutcomes outcomes;
 
+    @Inject
+    private XaLockHolds lockHolds;
+
     @Resource(lookup = "jms/courier")
     private ConnectionFactory connectionFactory;
+
+    @Resource
+    private TransactionSynchronizationRegistry transaction;
 
     public OrderState place(Order order) {
         outcomes.count("scenario");
@@ -50,6 +58,16 @@ public class XaChannel {
         if (inventory.reserve(order) == OrderState.REJECTED) {
             throw new OutOfStockException(order.sku(), order.quantity());
         }
+        long locked = System.nanoTime(); // the stock row is locked from here until the global transaction ends
+        transaction.registerInterposedSynchronization(new Synchronization() {
+            @Override
+            public void beforeCompletion() {}
+
+            @Override
+            public void afterCompletion(int status) {
+                lockHolds.record(System.nanoTime() - locked);
+            }
+        });
         // Half the requests meet the slowed inventory instance; its slowness is inside the global transaction.
         slow.pace(Mode.XA, ThreadLocalRandom.current().nextInt(2), System.nanoTime() - start);
         faults.checkpoint(BEFORE_PUBLISH);

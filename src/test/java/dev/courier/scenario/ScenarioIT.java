@@ -108,6 +108,22 @@ class ScenarioIT {
     }
 
     @Test
+    void xa_lock_holds_count_each_committed_order_since_the_reset_and_none_for_a_refused_one() {
+        assertEquals(204, http.delete("api/scenario/xa-lock-holds").status());
+        assertEquals(0, http.get("api/scenario/xa-lock-holds").json().getInt("count"));
+        assertEquals(
+                409,
+                http.post("api/scenario/orders?mode=xa", "{\"sku\": \"" + scarce(0) + "\"}")
+                        .status());
+        assertEquals(201, http.post("api/scenario/orders?mode=xa", "").status());
+        assertEquals(201, http.post("api/scenario/orders?mode=xa", "").status());
+        JsonObject holds = http.get("api/scenario/xa-lock-holds").json();
+        assertEquals(2, holds.getInt("count"), holds::toString);
+        double p50 = holds.getJsonNumber("p50Ms").doubleValue();
+        assertTrue(p50 > 0 && p50 <= holds.getJsonNumber("maxMs").doubleValue(), holds::toString);
+    }
+
+    @Test
     void xa_shipment_failing_after_its_write_rolls_back_with_the_receive_and_is_booked_once_by_the_redelivery() {
         // Every event before this one is consumed first (none left in the subscription's queue, none being
         // delivered: the broker's count holds both), so the armed fault meets this test's event.

@@ -83,6 +83,8 @@ class SecurityIT {
             Map.entry("GET /api/scenario/slowdown", ADMIN),
             Map.entry("PUT /api/scenario/slowdown", ADMIN),
             Map.entry("POST /api/scenario/stock", ADMIN),
+            Map.entry("GET /api/scenario/xa-lock-holds", ADMIN),
+            Map.entry("DELETE /api/scenario/xa-lock-holds", ADMIN),
             Map.entry("GET /api/topics", ANY_ROLE),
             Map.entry("GET /api/topics/{topic}", ANY_ROLE),
             Map.entry("PUT /api/topics/{topic}", ADMIN),
