@@ -8,6 +8,7 @@ import dev.courier.client.HttpCourierApi;
 import dev.courier.client.ReliableConsumer;
 import dev.courier.client.ReliableProducer;
 import dev.courier.platform.ProblemException;
+import dev.courier.reliable.LocalCourierApi;
 import dev.courier.reliable.Producers;
 import dev.courier.reliable.Topics;
 import jakarta.annotation.PostConstruct;
@@ -30,7 +31,8 @@ import org.eclipse.microprofile.faulttolerance.Timeout;
  * applications would be: the orders service produces {@code scenario-orders} (barrier in the orders database) and
  * consumes the replies; the inventory service consumes the orders (inbox in the inventory database) and produces
  * {@code scenario-replies} (barrier in the inventory database). Both reach Courier over HTTP at
- * {@code courier.scenario.courier-url}.
+ * {@code courier.scenario.courier-url}, or in process when {@code courier.scenario.courier-transport} is
+ * {@code local} (the comparison lab's setting: the xa and queue modes call their mechanism in process too).
  */
 @ApplicationScoped
 public class RmsParties {
@@ -43,6 +45,18 @@ public class RmsParties {
     @Inject
     @ConfigProperty(name = "courier.scenario.courier-url", defaultValue = "http://localhost:9080/")
     String courierUrl;
+
+    /**
+     * How the two services' helpers reach Courier: {@code http} (default), each over the REST API as itself, as
+     * separate applications would; {@code local}, in process ({@link LocalCourierApi}), as an application that
+     * embeds Courier would (the lab's second rms row: what the protocol costs without the HTTP calls).
+     */
+    @Inject
+    @ConfigProperty(name = "courier.scenario.courier-transport", defaultValue = "http")
+    String transport;
+
+    @Inject
+    private LocalCourierApi local;
 
     // Each of the scenario's services calls Courier's API as itself, as any producer and consumer would: with
     // an account of its own (bin/credentials --lab makes both) that the topics' grants narrow to its part.
@@ -81,10 +95,22 @@ public class RmsParties {
 
     @PostConstruct
     void wire() {
-        CourierApi asOrders = new HttpCourierApi(
-                URI.create(courierUrl), Duration.ofSeconds(10), ORDERS_SERVICE, ordersPassword.orElse(""));
-        CourierApi asInventory = new HttpCourierApi(
-                URI.create(courierUrl), Duration.ofSeconds(10), INVENTORY_SERVICE, inventoryPassword.orElse(""));
+        CourierApi asOrders = switch (transport) {
+            case "http" ->
+                new HttpCourierApi(
+                        URI.create(courierUrl), Duration.ofSeconds(10), ORDERS_SERVICE, ordersPassword.orElse(""));
+            case "local" -> local;
+            default ->
+                throw new IllegalArgumentException(
+                        "courier.scenario.courier-transport must be http or local, not '" + transport + "'");
+        };
+        CourierApi asInventory = "local".equals(transport)
+                ? local
+                : new HttpCourierApi(
+                        URI.create(courierUrl),
+                        Duration.ofSeconds(10),
+                        INVENTORY_SERVICE,
+                        inventoryPassword.orElse(""));
         orders = new ReliableProducer(asOrders, ORDERS_SERVICE, ordersDb, transactions);
         inventory = new ReliableProducer(asInventory, INVENTORY_SERVICE, inventoryDb, transactions);
         inventoryInbox = new ReliableConsumer(asInventory, "inventory", inventoryDb, transactions, tracer);
