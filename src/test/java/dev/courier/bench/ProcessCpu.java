@@ -81,6 +81,27 @@ public final class ProcessCpu {
      * "inventory"): its postmaster with what it reaped, and its live children; NaN if it is not running.
      */
     public static double postgresCluster(String cluster) {
+        List<Path> processes = clusterProcesses(cluster);
+        if (processes.isEmpty()) {
+            return Double.NaN;
+        }
+        return ticks(processes.get(0), true)
+                + processes.subList(1, processes.size()).stream()
+                        .mapToDouble(p -> ticks(p, false))
+                        .sum();
+    }
+
+    /**
+     * The process ids of one PostgreSQL server (the Debian cluster {@code cluster}): its postmaster first, then its
+     * children; empty if it is not running. What the lab stops with SIGSTOP to make the server hang.
+     */
+    public static List<Long> postgresClusterPids(String cluster) {
+        return clusterProcesses(cluster).stream()
+                .map(p -> Long.parseLong(p.getFileName().toString()))
+                .toList();
+    }
+
+    private static List<Path> clusterProcesses(String cluster) {
         String config = "/" + cluster + "/postgresql.conf";
         try (Stream<Path> processes = Files.list(Path.of("/proc"))) {
             List<Path> all = processes
@@ -92,17 +113,18 @@ public final class ProcessCpu {
                     .findFirst()
                     .orElse(null);
             if (postmaster == null) {
-                return Double.NaN;
+                return List.of();
             }
             String pid = postmaster.getFileName().toString();
-            return ticks(postmaster, true)
-                    + all.stream()
-                            .filter(p -> stat(p).map(s -> s.substring(s.lastIndexOf(')') + 2)
-                                            .split(" ")[1]
-                                            .equals(pid))
-                                    .orElse(false))
-                            .mapToDouble(p -> ticks(p, false))
-                            .sum();
+            List<Path> server = new java.util.ArrayList<>();
+            server.add(postmaster);
+            all.stream()
+                    .filter(p -> stat(p).map(s -> s.substring(s.lastIndexOf(')') + 2)
+                                    .split(" ")[1]
+                                    .equals(pid))
+                            .orElse(false))
+                    .forEach(server::add);
+            return server;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

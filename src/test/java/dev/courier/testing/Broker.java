@@ -133,6 +133,11 @@ public final class Broker {
         script("stop");
     }
 
+    /** Kills the broker with SIGKILL, as a crash would (no clean shutdown of its journal or connections). */
+    public static void kill() {
+        script("kill");
+    }
+
     public static void start() {
         script("start");
     }
