@@ -1,61 +1,95 @@
 package dev.courier.lab;
 
-import dev.courier.bench.Latencies;
+import dev.courier.bench.ProcessCpu;
 import dev.courier.testing.Broker;
 import dev.courier.testing.Eventually;
 import dev.courier.testing.Http;
 import dev.courier.testing.LibertyProcess;
+import jakarta.json.JsonObject;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import java.util.stream.IntStream;
+import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The comparison lab ({@code bin/postgres && mvn -Plab verify}, on PostgreSQL: the orders and Courier on one
- * server, the inventory on a second). It drives the scenario over HTTP against a Courier server it starts itself
- * (so that it can kill it), and measures:
+ * The comparison lab ({@code bin/postgres --fresh && mvn -Plab verify}, on PostgreSQL: the orders and Courier on
+ * one server, the inventory on a second). It drives the scenario over HTTP against a Courier server it starts
+ * itself (so that it can kill it), and measures:
  * <ol>
  * <li>the physical anchors ({@code pg_test_fsync}, pgbench);</li>
- * <li>load: each mode at 1, 4, 16 and 64 concurrent clients — completed orders per second (outcome committed, the
- * headline) beside accepted ones, the backlog between them over time, upstream latency, order commit → outcome
- * commit, and what each order cost (forced WAL writes per PostgreSQL server, CPU per process);</li>
+ * <li>a rate ladder per mode and stock shape (one hot item; orders spread over 1,000 items): open-loop arrivals at
+ * 25, 50, 100, … orders/s until the orders completed (outcome committed, the headline) fall below 90 % of those
+ * offered; each point at least 30 s or 1,000 orders (bounded below by {@code lab.min.seconds}), repeated
+ * {@code lab.repetitions} times; latency from each order's intended start (HdrHistogram), order commit → outcome
+ * commit, what each order cost (forced WAL writes per server, CPU per process, xa's lock hold);</li>
  * <li>scarcity: twice as many orders as stock, per mode — XA refuses at once, the others reject later;</li>
- * <li>faults: all three modes side by side, each offered 20 orders/s (within what each sustains), so they meet
- * the same fault at the same moment, while the
- * inventory database refuses connections for 30 s, the broker is stopped for 30 s, the server is killed with
- * SIGKILL and restarted, one inventory instance is slowed 10× for 30 s.</li>
+ * <li>faults, all three modes side by side at half the lowest rate every mode sustained on the hot item: the
+ * inventory database refusing connections, the inventory's server hanging (SIGSTOP), the broker killed (SIGKILL),
+ * Liberty killed (SIGKILL) while a two-phase commit is prepared, one inventory instance's work slowed 10×.</li>
  * </ol>
- * After every run it waits for quiescence and counts lost and duplicated orders from the databases themselves,
- * never from Courier's counters. Writes {@code target/lab/report.md} with tables, PNG plots and CSV. It asserts
- * nothing about speed: the figures are for reading.
+ * After every run it waits for quiescence and counts lost, duplicated and disagreeing orders, xa's unshipped ones
+ * and the stock balance from the databases themselves, never from Courier's counters. Writes
+ * {@code target/lab/report.md} with tables, PNG plots and CSV. It asserts nothing about speed: the figures are for
+ * reading. The short version: {@code -Dlab.seconds=3 -Dlab.min.seconds=3 -Dlab.repetitions=1
+ * -Dlab.fault.seconds=10}.
  */
 class ComparisonLab {
 
     private static final String[] MODES = {"xa", "rms", "queue"};
-    private static final int[] CONCURRENCY = {1, 4, 16, 64};
-    private static final double RUN_SECONDS = Double.parseDouble(System.getProperty("lab.seconds", "8"));
-    private static final Duration QUIESCENCE = Duration.ofSeconds(180);
-    private static final int FAULT_CLIENTS = 4;
-    /** Per client in the fault runs: 4 clients x 5/s = 20 orders/s per mode, within every mode's capacity. */
-    private static final double FAULT_CLIENT_RATE = 5;
+    private static final double FIRST_RATE = Double.parseDouble(System.getProperty("lab.first.rate", "25"));
+    private static final double MAX_RATE = Double.parseDouble(System.getProperty("lab.max.rate", "1600"));
+    private static final double POINT_SECONDS = Double.parseDouble(System.getProperty("lab.seconds", "30"));
+    private static final double MIN_POINT_SECONDS = Double.parseDouble(System.getProperty("lab.min.seconds", "10"));
+    private static final int POINT_ORDERS = 1000;
+    private static final int REPETITIONS = Integer.getInteger("lab.repetitions", 3);
+    /** Below this share of the offered rate completed, a mode is saturated: its ladder stops. */
+    private static final double SUSTAINED = 0.9;
 
-    private static final int BEFORE_FAULT_SECONDS = 10;
-    private static final int FAULT_SECONDS = 30;
-    private static final int MAX_AFTER_FAULT_SECONDS = 60;
+    private static final Duration QUIESCENCE = Duration.ofSeconds(180);
+    private static final int FAULT_SECONDS = Integer.getInteger("lab.fault.seconds", 30);
+    private static final int BEFORE_FAULT_SECONDS = 12;
+    private static final int MAX_AFTER_FAULT_SECONDS = 90;
     private static final int SCARCE_STOCK = 100;
+    private static final int SPREAD_ITEMS = 1000;
+    private static final int STOCK = 100_000_000;
 
     private static final LibertyProcess LIBERTY = new LibertyProcess();
+    /** How the rms mode's services reach Courier: in process, as the xa and queue modes reach their mechanism. */
+    private static final String RMS_TRANSPORT = System.getProperty("lab.rms.transport", "local");
 
     private final Http http = Http.server();
     private final long started = System.nanoTime();
+    private final String run = Long.toString(System.currentTimeMillis() % 10_000_000, 36);
+
+    /** One item everybody orders (the lock every xa transaction waits for), or a thousand chosen at random. */
+    enum Shape {
+        HOT("hot", 1),
+        SPREAD("spread", SPREAD_ITEMS);
+
+        final String id;
+        final int items;
+
+        Shape(String id, int items) {
+            this.id = id;
+            this.items = items;
+        }
+    }
 
     @BeforeAll
     static void startServer() throws Exception {
+        LIBERTY.environment("COURIER_SCENARIO_COURIER_TRANSPORT", RMS_TRANSPORT);
         LIBERTY.deploy();
         LIBERTY.start();
     }
@@ -80,9 +114,15 @@ class ComparisonLab {
                 "the rms mode set up",
                 Duration.ofSeconds(60),
                 () -> http.post("api/scenario/orders?mode=rms", "").status() == 201);
-        List<LabReport.Run> runs = new ArrayList<>();
+        Map<Shape, List<String>> skus = new HashMap<>();
+        for (Shape shape : Shape.values()) {
+            skus.put(shape, stock(shape));
+        }
+        List<LabReport.Point> points = new ArrayList<>();
+        List<LabReport.Balance> balances = new ArrayList<>();
         List<LabReport.Scarcity> scarcity = new ArrayList<>();
         List<LabReport.FaultRun> faults = new ArrayList<>();
+        double faultRate;
         try (LabDatabases databases = new LabDatabases()) {
             // A prepared transaction left by an earlier run holds row locks that would skew every figure.
             Eventually.until(
@@ -90,25 +130,26 @@ class ComparisonLab {
                             + "knows; end the others, or run bin/postgres --fresh)",
                     Duration.ofSeconds(60),
                     () -> databases.preparedTransactions() == 0);
-            for (String mode : MODES) {
-                OrderLoad.run(http, mode, 4, "", 3); // warm-up
-                for (int clients : CONCURRENCY) {
-                    LabReport.Run run = load(databases, mode, clients);
-                    runs.add(run);
-                    progress(String.format(
-                            Locale.ROOT,
-                            "load %-5s x%-2d completed %6.0f/s  accepted %6.0f/s  p50 %6.1f ms  p99 %7.1f ms  "
-                                    + "commit to outcome p50 %7.1f ms  lost %d  duplicated %d",
-                            mode,
-                            clients,
-                            run.completedPerSecond(),
-                            run.throughput(),
-                            run.p50(),
-                            run.p99(),
-                            run.consistencyP50(),
-                            run.lost(),
-                            run.duplicated()));
+            for (Shape shape : Shape.values()) {
+                Supplier<String> body = body(skus.get(shape));
+                for (String mode : MODES) {
+                    OrderLoad.run(http, mode, 20, body, 3).stop(); // warm-up
+                    ladder(databases, mode, shape, body, points);
                 }
+                LabReport.Balance balance = new LabReport.Balance(
+                        shape.id,
+                        skus.get(shape).size(),
+                        databases.unbalanced(skus.get(shape), STOCK),
+                        databases.orphanReservations(skus.get(shape)));
+                balances.add(balance);
+                progress(String.format(
+                        Locale.ROOT,
+                        "stock balance %s: %d items, %d where initial - reserved <> available, %d reservations "
+                                + "without an order",
+                        shape.id,
+                        balance.items(),
+                        balance.unbalanced(),
+                        balance.orphans()));
             }
             for (String mode : MODES) {
                 LabReport.Scarcity run = scarce(databases, mode);
@@ -127,62 +168,173 @@ class ComparisonLab {
                         run.duplicated(),
                         run.stockLeft()));
             }
+            // The fault runs offer each mode half the lowest rate that every mode sustained on the hot item.
+            faultRate = Arrays.stream(MODES)
+                            .mapToDouble(mode -> LabReport.sustained(points, mode, Shape.HOT.id))
+                            .min()
+                            .orElse(FIRST_RATE)
+                    / 2;
+            faultRate = Math.max(faultRate, 5);
+            progress(String.format(Locale.ROOT, "faults at %.1f orders/s per mode", faultRate));
+            Supplier<String> hot = body(skus.get(Shape.HOT));
             for (Fault fault : Fault.values()) {
-                faults.add(fault(databases, fault));
+                faults.add(fault(databases, fault, faultRate, hot));
             }
         }
-        Path report = LabReport.write(dir, anchors, runs, scarcity, faults);
+        Path report = LabReport.write(
+                dir,
+                new LabReport.Setting(
+                        java.time.LocalDate.now().toString(),
+                        RMS_TRANSPORT,
+                        REPETITIONS,
+                        POINT_SECONDS,
+                        MIN_POINT_SECONDS,
+                        faultRate,
+                        FAULT_SECONDS),
+                anchors,
+                points,
+                balances,
+                scarcity,
+                faults);
         progress("report written to " + report.toAbsolutePath());
     }
 
-    private LabReport.Run load(LabDatabases databases, String mode, int clients) throws Exception {
+    /** Sets the stock of the shape's items (fresh ones: this run's name is in their sku), returns their skus. */
+    private List<String> stock(Shape shape) {
+        List<String> skus = IntStream.range(0, shape.items)
+                .mapToObj(i -> String.format(Locale.ROOT, "lab-%s-%s-%04d", run, shape.id, i))
+                .toList();
+        for (String sku : skus) {
+            Http.Response stocked =
+                    http.post("api/scenario/stock", "{\"sku\": \"" + sku + "\", \"quantity\": " + STOCK + "}");
+            if (stocked.status() != 200) {
+                throw new IllegalStateException("setting stock failed: " + stocked);
+            }
+        }
+        return skus;
+    }
+
+    private static Supplier<String> body(List<String> skus) {
+        return () -> "{\"sku\": \"" + skus.get(ThreadLocalRandom.current().nextInt(skus.size())) + "\"}";
+    }
+
+    /** Doubles the offered rate from the first until the median completed rate falls below 90 % of it. */
+    private void ladder(
+            LabDatabases databases, String mode, Shape shape, Supplier<String> body, List<LabReport.Point> points)
+            throws Exception {
+        for (double rate = FIRST_RATE; rate <= MAX_RATE; rate *= 2) {
+            List<LabReport.Point> reps = new ArrayList<>();
+            for (int rep = 1; rep <= REPETITIONS; rep++) {
+                LabReport.Point point = point(databases, mode, shape, body, rate, rep);
+                reps.add(point);
+                points.add(point);
+                progress(String.format(
+                        Locale.ROOT,
+                        "%-6s %-5s offered %6.0f/s #%d: completed %6.1f/s accepted %6.1f/s errors %d  p99 %7.1f ms  "
+                                + "commit to outcome p99 %7.1f ms  lost %d duplicated %d disagreeing %d unshipped %d",
+                        shape.id,
+                        mode,
+                        rate,
+                        rep,
+                        point.completedPerSecond(),
+                        point.acceptedPerSecond(),
+                        point.errors(),
+                        point.p99(),
+                        point.consistencyP99(),
+                        point.lost(),
+                        point.duplicated(),
+                        point.disagreeing(),
+                        point.unshipped()));
+            }
+            double completed = LabReport.median(reps, LabReport.Point::completedPerSecond);
+            if (completed < SUSTAINED * rate) {
+                return;
+            }
+        }
+    }
+
+    private LabReport.Point point(
+            LabDatabases databases, String mode, Shape shape, Supplier<String> body, double rate, int rep)
+            throws Exception {
+        double seconds = Math.max(MIN_POINT_SECONDS, Math.min(POINT_SECONDS, POINT_ORDERS / rate));
+        if ("xa".equals(mode)) {
+            http.delete("api/scenario/xa-lock-holds");
+        }
         Costs before = Costs.now(databases);
-        OrderLoad load = OrderLoad.run(http, mode, clients, "", RUN_SECONDS);
-        List<String> ids = load.acceptedIds();
+        OrderLoad load = OrderLoad.run(http, mode, rate, body, seconds);
         LabDatabases.Settlement settled = databases.settle(load, QUIESCENCE);
-        Costs costs = Costs.now(databases).perOrder(before, ids.size() + settled.unacknowledged());
-        Latencies upstream = new Latencies(load.acceptedLatencies());
-        Latencies consistency = new Latencies(settled.toCompletionNanos());
-        return new LabReport.Run(
+        Costs costs = Costs.now(databases).perOrder(before, load.acceptedIds().size() + settled.unacknowledged());
+        JsonObject holds =
+                "xa".equals(mode) ? http.get("api/scenario/xa-lock-holds").json() : null;
+        Histogram upstream = load.acceptedLatencies();
+        Histogram consistency = histogram(settled.toCompletionNanos());
+        Histogram toOutcome = histogram(intendedToOutcomeNanos(load, settled));
+        return new LabReport.Point(
                 mode,
-                clients,
-                ids.size(),
+                shape.id,
+                rate,
+                rep,
+                load.seconds(),
+                load.acceptedIds().size(),
                 settled.completedBetween(load.startMillis(), load.endMillis()),
                 load.count(OrderLoad.Answer::failed),
-                load.seconds(),
                 Math.max(0, settled.lastOutcomeMillis() - load.endMillis()) / 1000.0,
-                upstream.percentileMillis(50),
-                upstream.percentileMillis(95),
-                upstream.percentileMillis(99),
-                consistency.percentileMillis(50),
-                consistency.percentileMillis(95),
-                consistency.percentileMillis(99),
-                settled.reserved(),
-                settled.rejected(),
+                millis(upstream, 50),
+                millis(upstream, 99),
+                millis(consistency, 50),
+                millis(consistency, 95),
+                millis(consistency, 99),
+                millis(toOutcome, 99),
                 settled.lost(),
                 settled.duplicated(),
+                settled.disagreeing(),
+                settled.unshipped(),
+                settled.unacknowledged(),
                 databases.negativeStock(),
+                holds == null ? Double.NaN : holds.getJsonNumber("p50Ms").doubleValue(),
+                holds == null ? Double.NaN : holds.getJsonNumber("p99Ms").doubleValue(),
                 LabReport.Backlog.of(load.startMillis(), load.acceptedAtMillis().values(), settled.completedMillis()),
                 costs);
     }
 
-    /** Twice as many single-item orders as there is stock of a fresh item, four clients, then the outcome of each. */
+    /** Per completed order of the load: its intended start → its outcome committed, what the business waits. */
+    private static long[] intendedToOutcomeNanos(OrderLoad load, LabDatabases.Settlement settled) {
+        List<Long> nanos = new ArrayList<>();
+        for (OrderLoad.Answer a : load.answers()) {
+            Long completed = a.accepted() ? settled.completedById().get(a.orderId()) : null;
+            if (completed != null) {
+                long intendedMillis = load.startMillis() + a.intendedNanos() / 1_000_000;
+                nanos.add(Math.max(0, completed - intendedMillis) * 1_000_000L);
+            }
+        }
+        return nanos.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    private static Histogram histogram(long[] nanos) {
+        Histogram h = new Histogram(3);
+        for (long n : nanos) {
+            h.recordValue(Math.max(0, n));
+        }
+        return h;
+    }
+
+    private static double millis(Histogram h, double percentile) {
+        return h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(percentile) / 1e6;
+    }
+
+    /** Twice as many single-item orders as there is stock of a fresh item, 50 a second, then the outcome of each. */
     private LabReport.Scarcity scarce(LabDatabases databases, String mode) throws Exception {
-        String sku = "lab-scarce-" + mode + "-" + System.currentTimeMillis() % 100_000;
+        String sku = "lab-" + run + "-scarce-" + mode;
         Http.Response stocked =
                 http.post("api/scenario/stock", "{\"sku\": \"" + sku + "\", \"quantity\": " + SCARCE_STOCK + "}");
         if (stocked.status() != 200) {
             throw new IllegalStateException("setting stock failed: " + stocked);
         }
-        OrderLoad load = new OrderLoad(http, mode, 4, "{\"sku\": \"" + sku + "\"}");
-        Eventually.until(
-                "orders placed",
-                Duration.ofSeconds(120),
-                () -> load.acceptedSoFar() + load.count(OrderLoad.Answer::refused) >= 2 * SCARCE_STOCK);
-        load.stop();
+        OrderLoad load = new OrderLoad(http, mode, 50, () -> "{\"sku\": \"" + sku + "\"}", 2 * SCARCE_STOCK);
+        load.awaitLimit();
         List<String> ids = load.acceptedIds();
         LabDatabases.Settlement settled = databases.settle(load, QUIESCENCE);
-        Latencies outcome = new Latencies(settled.toCompletionNanos());
+        Histogram outcome = histogram(settled.toCompletionNanos());
         return new LabReport.Scarcity(
                 mode,
                 ids.size() + load.count(OrderLoad.Answer::refused),
@@ -194,16 +346,17 @@ class ComparisonLab {
                 settled.lost(),
                 settled.duplicated(),
                 databases.stock(sku),
-                outcome.percentileMillis(50),
-                outcome.percentileMillis(99));
+                millis(outcome, 50),
+                millis(outcome, 99));
     }
 
     /** The faults, each applied once while all three modes place orders side by side. */
     enum Fault {
-        INVENTORY_DATABASE("inventory-db", "inventory database refuses connections for 30 s (connections cut)"),
-        BROKER("broker", "Artemis broker stopped for 30 s"),
-        SERVER_KILLED("kill-9", "Liberty killed with SIGKILL, restarted at once"),
-        SLOW_CONSUMER("slow-consumer", "one inventory instance slowed 10x for 30 s");
+        INVENTORY_REFUSES("inventory-refuses", "the inventory database refuses connections, open ones cut"),
+        INVENTORY_HANGS("inventory-hangs", "the inventory's PostgreSQL server stopped (SIGSTOP), then SIGCONT"),
+        BROKER_KILLED("broker-killed", "the broker killed (SIGKILL), started again after the fault's time"),
+        SERVER_KILLED("server-killed", "Liberty killed (SIGKILL) while a transaction is prepared, restarted at once"),
+        SLOW_CONSUMER("slow-consumer", "one inventory instance's work takes 10x as long");
 
         final String id;
         final String what;
@@ -214,11 +367,12 @@ class ComparisonLab {
         }
     }
 
-    private LabReport.FaultRun fault(LabDatabases databases, Fault fault) throws Exception {
+    private LabReport.FaultRun fault(LabDatabases databases, Fault fault, double rate, Supplier<String> body)
+            throws Exception {
         progress("fault " + fault.id + ": " + fault.what);
         List<OrderLoad> loads = new ArrayList<>();
         for (String mode : MODES) {
-            loads.add(new OrderLoad(http, mode, FAULT_CLIENTS, "", FAULT_CLIENT_RATE));
+            loads.add(new OrderLoad(http, mode, rate, body, 0));
         }
         OrderLoad clock = loads.get(0); // the loads started together: one timeline
         PreparedSampler prepared = new PreparedSampler(clock);
@@ -226,14 +380,14 @@ class ComparisonLab {
         AtomicBoolean faulted = new AtomicBoolean(true);
         Thread display = progressDisplay(fault, loads, faulted);
         Thread.sleep(BEFORE_FAULT_SECONDS * 1000L);
-        long faultStart = clock.elapsedNanos();
         long faultStartMillis = System.currentTimeMillis();
-        apply(databases, fault);
-        long faultEnd = clock.elapsedNanos();
+        int inDoubtAtKill = apply(databases, fault, prepared);
         long faultEndMillis = System.currentTimeMillis();
-        // Go on until every mode is back to half its rate before the fault (or the limit), then 5 s more.
-        long deadline = faultEnd + Duration.ofSeconds(MAX_AFTER_FAULT_SECONDS).toNanos();
-        while (clock.elapsedNanos() < deadline && !loads.stream().allMatch(l -> recovered(l, faultStart, faultEnd))) {
+        // Go on until every mode completes 90 % of its rate before the fault again and no order placed before the
+        // fault's end waits for its outcome (or the limit), then 5 s more.
+        long deadline = faultEndMillis + MAX_AFTER_FAULT_SECONDS * 1000L;
+        while (System.currentTimeMillis() < deadline
+                && !allRecovered(databases, loads, faultStartMillis, faultEndMillis)) {
             Thread.sleep(1000);
         }
         Thread.sleep(5000);
@@ -246,67 +400,76 @@ class ComparisonLab {
         List<LabReport.FaultMode> modes = new ArrayList<>();
         for (OrderLoad load : loads) {
             LabDatabases.Settlement settled = databases.settle(load, QUIESCENCE);
-            List<OrderLoad.Answer> answers = load.answers();
-            double baseline = rate(answers, 0, faultStart);
-            double during = rate(answers, faultStart, faultEnd);
-            long recoveredAt = recoveredAt(answers, baseline, faultEnd, clock.seconds());
-            double consistentAfter = Math.max(0, settled.lastOutcomeMillis() - faultEndMillis) / 1000.0;
+            long[] completed = settled.completedMillis();
+            double before = completedRate(completed, load.startMillis() + 2000, faultStartMillis);
+            double during = completedRate(completed, faultStartMillis, faultEndMillis);
+            long recoveredAt = recoveredAt(completed, before, faultEndMillis, load.endMillis());
+            double drained = drainedAfter(load, settled, faultEndMillis);
             LabReport.FaultMode result = new LabReport.FaultMode(
                     load.mode(),
                     load.acceptedIds().size(),
-                    (int) answers.stream()
-                            .filter(a -> a.failed() && a.atNanos() >= faultStart)
+                    (int) load.answers().stream()
+                            .filter(a -> a.failed() && load.startMillis() + a.atNanos() / 1_000_000 >= faultStartMillis)
                             .count(),
-                    baseline,
+                    rate,
+                    before,
                     during,
-                    recoveredAt < 0 ? Double.NaN : Math.max(0, recoveredAt - faultEnd) / 1e9,
-                    consistentAfter,
-                    settled.reserved(),
+                    recoveredAt < 0 ? Double.NaN : Math.max(0, recoveredAt - faultEndMillis) / 1000.0,
+                    drained,
                     settled.unacknowledged(),
                     settled.lost(),
-                    settled.duplicated());
+                    settled.duplicated(),
+                    settled.disagreeing(),
+                    settled.unshipped(),
+                    completed);
             modes.add(result);
             progress(String.format(
                     Locale.ROOT,
-                    "fault %-13s %-5s before %5.1f/s during %5.1f/s errors %4d recovered after "
-                            + "%5.1f s consistent %5.1f s after the fault ended, created despite an error %d, lost %d, duplicated %d",
+                    "fault %-17s %-5s completed before %5.1f/s during %5.1f/s errors %4d back to 90 %% after "
+                            + "%5.1f s, no order waiting after %5.1f s, created despite an error %d, lost %d, "
+                            + "duplicated %d, disagreeing %d, unshipped %d",
                     fault.id,
                     result.mode(),
-                    baseline,
+                    before,
                     during,
                     result.errors(),
                     result.recoverSeconds(),
-                    consistentAfter,
+                    result.drainedSeconds(),
                     result.unacknowledged(),
                     result.lost(),
-                    result.duplicated()));
+                    result.duplicated(),
+                    result.disagreeing(),
+                    result.unshipped()));
         }
         progress(String.format(
                 Locale.ROOT,
-                "fault %-13s prepared (in-doubt) transactions: max %d at once, longest seen %.1f s, "
-                        + "max %d locks held by them",
+                "fault %-17s prepared (in-doubt) transactions: max %d at once, longest seen %.1f s, "
+                        + "max %d locks held by them%s",
                 fault.id,
                 prepared.maxPrepared(),
                 prepared.longestSeconds(),
-                prepared.maxLocks()));
+                prepared.maxLocks(),
+                inDoubtAtKill >= 0 ? ", " + inDoubtAtKill + " prepared at the kill" : ""));
         return new LabReport.FaultRun(
                 fault.id,
                 fault.what,
-                faultStart / 1e9,
-                faultEnd / 1e9,
-                faultStartMillis,
+                (faultStartMillis - clock.startMillis()) / 1000.0,
+                (faultEndMillis - clock.startMillis()) / 1000.0,
+                clock.startMillis(),
                 modes,
                 loads.stream().map(OrderLoad::answers).toList(),
                 prepared.maxPrepared(),
                 prepared.longestSeconds(),
                 prepared.maxLocks(),
+                inDoubtAtKill,
                 prepared.samples(),
                 databases.negativeStock());
     }
 
-    private void apply(LabDatabases databases, Fault fault) throws Exception {
+    /** Applies the fault; for the server kill, how many transactions were prepared when it landed (else -1). */
+    private int apply(LabDatabases databases, Fault fault, PreparedSampler sampler) throws Exception {
         switch (fault) {
-            case INVENTORY_DATABASE -> {
+            case INVENTORY_REFUSES -> {
                 databases.refuseInventoryConnections(true);
                 try {
                     Thread.sleep(FAULT_SECONDS * 1000L);
@@ -314,8 +477,22 @@ class ComparisonLab {
                     databases.refuseInventoryConnections(false);
                 }
             }
-            case BROKER -> {
-                Broker.stop();
+            case INVENTORY_HANGS -> {
+                List<Long> server = ProcessCpu.postgresClusterPids("inventory");
+                if (server.isEmpty()) {
+                    throw new IllegalStateException("the inventory's PostgreSQL server is not running");
+                }
+                sampler.inventoryHangs(true);
+                signal("STOP", server);
+                try {
+                    Thread.sleep(FAULT_SECONDS * 1000L);
+                } finally {
+                    signal("CONT", server);
+                    sampler.inventoryHangs(false);
+                }
+            }
+            case BROKER_KILLED -> {
+                Broker.kill();
                 try {
                     Thread.sleep(FAULT_SECONDS * 1000L);
                 } finally {
@@ -323,8 +500,7 @@ class ComparisonLab {
                 }
             }
             case SERVER_KILLED -> {
-                LIBERTY.kill();
-                LIBERTY.start(); // the fault lasts as long as the restart takes
+                return killWhilePrepared(databases);
             }
             case SLOW_CONSUMER -> {
                 slowDown(10);
@@ -335,6 +511,39 @@ class ComparisonLab {
                 }
             }
         }
+        return -1;
+    }
+
+    /**
+     * Kills Liberty the moment PostgreSQL holds a prepared transaction, and restarts it; when none was prepared
+     * any more once the JVM was gone (the commit came first), tries again, up to five times. The fault lasts as
+     * long as the restart takes.
+     */
+    private int killWhilePrepared(LabDatabases databases) throws Exception {
+        int left = 0;
+        for (int attempt = 1; attempt <= 5; attempt++) {
+            long until = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (databases.preparedNow() == 0 && System.nanoTime() < until) {
+                Thread.onSpinWait();
+            }
+            LIBERTY.kill();
+            left = databases.preparedNow();
+            progress(String.format(Locale.ROOT, "kill %d: %d transactions prepared after the kill", attempt, left));
+            LIBERTY.start();
+            if (left > 0) {
+                return left;
+            }
+        }
+        return left;
+    }
+
+    private static void signal(String signal, List<Long> pids) throws Exception {
+        List<String> command = new ArrayList<>(List.of("kill", "-" + signal));
+        pids.forEach(pid -> command.add(Long.toString(pid)));
+        Process kill = new ProcessBuilder(command).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException(String.join(" ", command) + " failed");
+        }
     }
 
     private void slowDown(int factor) {
@@ -344,32 +553,66 @@ class ComparisonLab {
         }
     }
 
-    /** Accepted orders per second between two moments of the load's timeline. */
-    private static double rate(List<OrderLoad.Answer> answers, long from, long to) {
-        long accepted = answers.stream()
-                .filter(a -> a.accepted() && a.atNanos() >= from && a.atNanos() < to)
-                .count();
-        return to > from ? accepted / ((to - from) / 1e9) : 0;
+    /** During the run, from the orders database alone (the inventory's server may have hung): every mode back? */
+    private static boolean allRecovered(
+            LabDatabases databases, List<OrderLoad> loads, long faultStartMillis, long faultEndMillis)
+            throws Exception {
+        for (OrderLoad load : loads) {
+            Map<String, Long> completed = databases.completedMillis(load.acceptedIds());
+            long[] at = completed.values().stream()
+                    .mapToLong(Long::longValue)
+                    .filter(m -> m > 0)
+                    .toArray();
+            double before = completedRate(at, load.startMillis() + 2000, faultStartMillis);
+            if (recoveredAt(at, before, faultEndMillis, System.currentTimeMillis()) < 0) {
+                return false;
+            }
+            Map<String, Long> acceptedAt = load.acceptedAtMillis();
+            boolean waiting = acceptedAt.entrySet().stream()
+                    .anyMatch(e -> e.getValue() <= faultEndMillis && completed.getOrDefault(e.getKey(), 0L) == 0);
+            if (waiting) {
+                return false;
+            }
+        }
+        return true;
     }
 
-    private static boolean recovered(OrderLoad load, long faultStart, long faultEnd) {
-        List<OrderLoad.Answer> answers = load.answers();
-        return recoveredAt(answers, rate(answers, 0, faultStart), faultEnd, load.elapsedNanos() / 1e9) >= 0;
+    /** Outcomes committed per second between two moments (epoch ms). */
+    private static double completedRate(long[] completedMillis, long from, long to) {
+        long n = Arrays.stream(completedMillis).filter(m -> m >= from && m < to).count();
+        return to > from ? n / ((to - from) / 1000.0) : 0;
     }
 
     /**
-     * The first moment after the fault from which a 2-second window reaches half the rate before the fault, or
-     * -1 if none did.
+     * The first moment after the fault from which a 2-second window completes 90 % of the rate before the fault,
+     * or -1 if none did before {@code endMillis}.
      */
-    private static long recoveredAt(List<OrderLoad.Answer> answers, double baseline, long faultEnd, double endSeconds) {
-        long window = Duration.ofSeconds(2).toNanos();
-        long step = Duration.ofMillis(250).toNanos();
-        for (long t = faultEnd; t + window <= (long) (endSeconds * 1e9); t += step) {
-            if (rate(answers, t, t + window) >= baseline / 2) {
+    private static long recoveredAt(long[] completedMillis, double before, long faultEndMillis, long endMillis) {
+        for (long t = faultEndMillis; t + 2000 <= endMillis; t += 250) {
+            if (completedRate(completedMillis, t, t + 2000) >= SUSTAINED * before) {
                 return t;
             }
         }
         return -1;
+    }
+
+    /**
+     * From the fault's end until every order accepted before it has its outcome (s); NaN if one never had it. 0
+     * when none was waiting.
+     */
+    private static double drainedAfter(OrderLoad load, LabDatabases.Settlement settled, long faultEndMillis) {
+        long last = faultEndMillis;
+        for (Map.Entry<String, Long> accepted : load.acceptedAtMillis().entrySet()) {
+            if (accepted.getValue() > faultEndMillis) {
+                continue;
+            }
+            Long completed = settled.completedById().get(accepted.getKey());
+            if (completed == null) {
+                return Double.NaN;
+            }
+            last = Math.max(last, completed);
+        }
+        return (last - faultEndMillis) / 1000.0;
     }
 
     /** Prints, every five seconds of a fault run, what each mode has placed and how many requests failed. */
@@ -384,7 +627,7 @@ class ComparisonLab {
                         }
                         StringBuilder line = new StringBuilder(String.format(
                                 Locale.ROOT,
-                                "fault %-13s t=%3.0fs ",
+                                "fault %-17s t=%3.0fs ",
                                 fault.id,
                                 loads.get(0).elapsedNanos() / 1e9));
                         for (OrderLoad load : loads) {

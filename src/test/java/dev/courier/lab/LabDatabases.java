@@ -38,6 +38,15 @@ final class LabDatabases implements AutoCloseable {
         boolean completed() {
             return !state.equals("PLACED") && completedMillis > 0;
         }
+
+        /** The order's state says one thing and the inventory another (reserved without a reservation, …). */
+        boolean disagrees() {
+            return switch (state) {
+                case "RESERVED" -> reservations != 1;
+                case "REJECTED" -> reservations != 0;
+                default -> reservations != 0; // PLACED with a reservation: the outcome never came back
+            };
+        }
     }
 
     /**
@@ -50,6 +59,9 @@ final class LabDatabases implements AutoCloseable {
      * @param completedMillis per completed order, when its outcome committed (epoch ms)
      * @param lastOutcomeMillis when the last outcome committed (epoch ms), 0 if none
      * @param unacknowledged orders created although their client was answered with an error (or not at all)
+     * @param disagreeing orders whose final state disagrees with the inventory (see {@link Outcome#disagrees()})
+     * @param unshipped xa orders reserved but without their shipment: an {@code OrderPlaced} event lost
+     * @param completedById per completed order, when its outcome committed (epoch ms)
      */
     record Settlement(
             int reserved,
@@ -59,7 +71,10 @@ final class LabDatabases implements AutoCloseable {
             long[] toCompletionNanos,
             long[] completedMillis,
             long lastOutcomeMillis,
-            int unacknowledged) {
+            int unacknowledged,
+            int disagreeing,
+            int unshipped,
+            Map<String, Long> completedById) {
 
         /** Outcomes committed between two moments (epoch ms). */
         int completedBetween(long fromMillis, long toMillis) {
@@ -77,20 +92,33 @@ final class LabDatabases implements AutoCloseable {
         List<String> accepted = load.acceptedIds();
         Set<String> all = new LinkedHashSet<>(accepted);
         all.addAll(orderIds(load.mode(), load.startMillis(), load.endMillis()));
-        return settle(List.copyOf(all), all.size() - accepted.size(), load.acceptedAtMillis(), quiescence);
+        return settle(List.copyOf(all), all.size() - accepted.size(), load.acceptedAtMillis(), load.mode(), quiescence);
     }
 
     /** Waits until every order of {@code ids} has an outcome, or {@code quiescence} has passed; then counts. */
     private Settlement settle(
-            List<String> ids, int unacknowledged, Map<String, Long> answeredMillis, Duration quiescence)
+            List<String> ids, int unacknowledged, Map<String, Long> answeredMillis, String mode, Duration quiescence)
             throws SQLException, InterruptedException {
         long deadline = System.nanoTime() + quiescence.toNanos();
         Map<String, Outcome> outcomes = outcomes(ids);
-        while ((outcomes.size() < ids.size() || !outcomes.values().stream().allMatch(Outcome::settled))
+        while ((outcomes.size() < ids.size() || !outcomes.values().stream().allMatch(o -> o.settled() && o.completed()))
                 && System.nanoTime() < deadline) {
             Thread.sleep(500);
             outcomes = outcomes(ids);
         }
+        // xa: the order's OrderPlaced event books a shipment downstream; a reserved order without one lost it.
+        List<String> toShip = "xa".equals(mode)
+                ? outcomes.entrySet().stream()
+                        .filter(e -> e.getValue().reservations() > 0)
+                        .map(Map.Entry::getKey)
+                        .toList()
+                : List.of();
+        int unshipped = toShip.size() - shipped(toShip);
+        while (unshipped > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(500);
+            unshipped = toShip.size() - shipped(toShip);
+        }
+        int disagreeing = 0;
         int reserved = 0;
         int rejected = 0;
         int lost = ids.size() - outcomes.size();
@@ -98,6 +126,7 @@ final class LabDatabases implements AutoCloseable {
         long last = 0;
         List<Long> toCompletion = new ArrayList<>();
         List<Long> completed = new ArrayList<>();
+        Map<String, Long> completedById = new HashMap<>();
         for (Map.Entry<String, Outcome> e : outcomes.entrySet()) {
             Outcome o = e.getValue();
             if (o.reservations() > 0) {
@@ -109,8 +138,12 @@ final class LabDatabases implements AutoCloseable {
             if (!o.settled()) {
                 lost++;
             }
+            if (o.disagrees()) {
+                disagreeing++;
+            }
             if (o.completed()) {
                 completed.add(o.completedMillis());
+                completedById.put(e.getKey(), o.completedMillis());
                 last = Math.max(last, o.completedMillis());
                 Long answered = answeredMillis.get(e.getKey());
                 if (answered != null) {
@@ -129,7 +162,10 @@ final class LabDatabases implements AutoCloseable {
                 toCompletion.stream().mapToLong(Long::longValue).toArray(),
                 completed.stream().mapToLong(Long::longValue).toArray(),
                 last,
-                unacknowledged);
+                unacknowledged,
+                disagreeing,
+                unshipped,
+                completedById);
     }
 
     private final Connection orders;
@@ -171,6 +207,83 @@ final class LabDatabases implements AutoCloseable {
         return outcomes;
     }
 
+    /** How many of the orders have their shipment booked (the xa mode's downstream consumer). */
+    int shipped(List<String> ids) throws SQLException {
+        if (ids.isEmpty()) {
+            return 0;
+        }
+        try (PreparedStatement select =
+                orders.prepareStatement("SELECT COUNT(*) FROM scenario_shipment WHERE order_id = ANY(?)")) {
+            select.setArray(1, array(orders, ids));
+            try (ResultSet rows = select.executeQuery()) {
+                rows.next();
+                return rows.getInt(1);
+            }
+        }
+    }
+
+    /**
+     * When each order's outcome committed (epoch ms), from the orders database alone (0 while it has none): the
+     * lab reads it during a fault, when the inventory's server may hang.
+     */
+    Map<String, Long> completedMillis(List<String> ids) throws SQLException {
+        Map<String, Long> completed = new HashMap<>();
+        try (PreparedStatement select = orders.prepareStatement("SELECT id, CASE WHEN state <> 'PLACED' THEN "
+                + "COALESCE(EXTRACT(EPOCH FROM pg_xact_commit_timestamp(xmin)) * 1000, 0) ELSE 0 END "
+                + "FROM scenario_order WHERE id = ANY(?)")) {
+            select.setArray(1, array(orders, ids));
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    completed.put(rows.getString(1), (long) rows.getDouble(2));
+                }
+            }
+        }
+        return completed;
+    }
+
+    /**
+     * The stock balance of the lab's items: those of {@code skus} where the stock set at the start minus every
+     * reservation of the item is not what is available.
+     */
+    int unbalanced(List<String> skus, long initial) throws SQLException {
+        try (PreparedStatement select = inventory.prepareStatement("SELECT COUNT(*) FROM ("
+                + "SELECT s.sku FROM scenario_stock s LEFT JOIN scenario_reservation r ON r.sku = s.sku "
+                + "WHERE s.sku = ANY(?) GROUP BY s.sku, s.available "
+                + "HAVING ? - COALESCE(SUM(r.quantity), 0) <> s.available) off")) {
+            select.setArray(1, array(inventory, skus));
+            select.setLong(2, initial);
+            try (ResultSet rows = select.executeQuery()) {
+                rows.next();
+                return rows.getInt(1);
+            }
+        }
+    }
+
+    /** Reservations of the lab's items whose order the orders database does not have. */
+    int orphanReservations(List<String> skus) throws SQLException {
+        List<String> reservedFor = new ArrayList<>();
+        try (PreparedStatement select =
+                inventory.prepareStatement("SELECT DISTINCT order_id FROM scenario_reservation WHERE sku = ANY(?)")) {
+            select.setArray(1, array(inventory, skus));
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    reservedFor.add(rows.getString(1));
+                }
+            }
+        }
+        if (reservedFor.isEmpty()) {
+            return 0;
+        }
+        try (PreparedStatement select =
+                orders.prepareStatement("SELECT COUNT(*) FROM scenario_order WHERE id = ANY(?)")) {
+            select.setArray(1, array(orders, reservedFor));
+            try (ResultSet rows = select.executeQuery()) {
+                rows.next();
+                return reservedFor.size() - rows.getInt(1);
+            }
+        }
+    }
+
     /** Forced WAL writes so far on the orders' (and Courier's) server, or the inventory's. */
     double walSyncs(boolean ordersServer) throws SQLException {
         try (Statement query = (ordersServer ? orders : inventory).createStatement();
@@ -203,6 +316,22 @@ final class LabDatabases implements AutoCloseable {
                 return ids;
             }
         }
+    }
+
+    /**
+     * Prepared transactions on both servers, on the lab's open connections: quick enough to catch the moment
+     * between a two-phase commit's prepare and its commit.
+     */
+    int preparedNow() throws SQLException {
+        int prepared = 0;
+        for (Connection c : List.of(orders, inventory)) {
+            try (Statement query = c.createStatement();
+                    ResultSet rows = query.executeQuery("SELECT COUNT(*) FROM pg_prepared_xacts")) {
+                rows.next();
+                prepared += rows.getInt(1);
+            }
+        }
+        return prepared;
     }
 
     /** PostgreSQL's prepared transactions not yet committed or rolled back, on both servers. */

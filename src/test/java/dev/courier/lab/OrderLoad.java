@@ -1,24 +1,37 @@
 package dev.courier.lab;
 
 import dev.courier.testing.Http;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+import org.HdrHistogram.Histogram;
 
 /**
- * Clients placing orders in one mode over HTTP, each as fast as answers come, until stopped. Records every
- * answer with the moment it came (for per-second timelines) and its latency. A client whose request failed
- * (an error status or no answer) waits 100 ms before the next, as a real client backs off, so a dead server is
- * not counted a thousand times a second. A 409 (out of stock, XA's immediate refusal) is a refusal, not an error.
+ * An open-loop load: orders of one mode arrive over HTTP at a fixed rate, each at its intended moment whatever
+ * the answers to the earlier ones do, until stopped (or a number of orders is reached). A slow server does not slow
+ * the arrivals down (no coordinated omission): requests pile up in the client's pool, and each one's latency counts
+ * from its intended start, its wait for a free client included. A 409 (out of stock, XA's immediate refusal) is a
+ * refusal, not an error; no answer or any other status is an error.
  */
 final class OrderLoad {
 
-    /** One answer: when it came (ns since the load started), how long it took, the order id (null unless 201). */
-    record Answer(long atNanos, long latencyNanos, int status, String orderId) {
+    /**
+     * One answer: intended start and arrival (ns since the load started), latency from the intended start, the
+     * status (0: no answer), the order id (null unless 201).
+     */
+    record Answer(long intendedNanos, long atNanos, int status, String orderId) {
+
+        long latencyNanos() {
+            return atNanos - intendedNanos;
+        }
 
         boolean accepted() {
             return status == 201;
@@ -33,96 +46,118 @@ final class OrderLoad {
         }
     }
 
+    /** More than any rate the lab offers needs while the server answers; during a hang, arrivals queue behind them. */
+    private static final int CLIENT_THREADS = 256;
+
     private final Http http;
     private final String mode;
-    private final String body;
-    private final long interval;
+    private final Supplier<String> body;
+    private final double rate;
+    private final int limit;
     private final AtomicBoolean running = new AtomicBoolean(true);
     private final ConcurrentLinkedQueue<Answer> answers = new ConcurrentLinkedQueue<>();
     private final AtomicInteger accepted = new AtomicInteger();
     private final AtomicInteger failed = new AtomicInteger();
-    private final List<Thread> clients = new ArrayList<>();
+    private final ExecutorService clients = Executors.newFixedThreadPool(CLIENT_THREADS, r -> {
+        Thread t = new Thread(r, "lab-client");
+        t.setDaemon(true);
+        return t;
+    });
+    private final Thread arrivals;
     private final long start = System.nanoTime();
     private final long startMillis = System.currentTimeMillis();
     private volatile long end;
     private volatile long endMillis;
 
-    /** Starts {@code clients} clients posting {@code body} to {@code /api/scenario/orders?mode=<mode>}, each as fast as it can. */
-    OrderLoad(Http http, String mode, int clients, String body) {
-        this(http, mode, clients, body, 0);
-    }
-
     /**
-     * Starts {@code clients} clients that each place at most {@code perClientPerSecond} orders a second (0: as
-     * fast as answers come): an offered load that a mode can keep up with shows what a fault takes away.
+     * Starts {@code rate} orders a second of {@code mode}, each with a body from {@code body}, until stopped or
+     * {@code limit} orders were sent (0: no limit).
      */
-    OrderLoad(Http http, String mode, int clients, String body, double perClientPerSecond) {
+    OrderLoad(Http http, String mode, double rate, Supplier<String> body, int limit) {
+        if (rate <= 0) {
+            throw new IllegalArgumentException("rate must be positive: " + rate);
+        }
         this.http = http;
         this.mode = mode;
         this.body = body;
-        this.interval = perClientPerSecond > 0 ? (long) (1e9 / perClientPerSecond) : 0;
-        for (int c = 0; c < clients; c++) {
-            Thread client = new Thread(this::place, "lab-" + mode + "-" + c);
-            client.setDaemon(true);
-            this.clients.add(client);
-            client.start();
-        }
+        this.rate = rate;
+        this.limit = limit;
+        this.arrivals = new Thread(this::arrive, "lab-arrivals-" + mode);
+        arrivals.setDaemon(true);
+        arrivals.start();
     }
 
-    /** Runs {@code clients} clients for {@code seconds}, then stops them. */
-    static OrderLoad run(Http http, String mode, int clients, String body, double seconds) throws InterruptedException {
-        OrderLoad load = new OrderLoad(http, mode, clients, body);
+    /** Offers {@code rate} orders a second for {@code seconds}, then stops and waits for every answer. */
+    static OrderLoad run(Http http, String mode, double rate, Supplier<String> body, double seconds)
+            throws InterruptedException {
+        OrderLoad load = new OrderLoad(http, mode, rate, body, 0);
         Thread.sleep(Math.round(seconds * 1000));
         load.stop();
         return load;
     }
 
-    private void place() {
-        long next = System.nanoTime();
-        while (running.get()) {
-            if (interval > 0) {
-                next += interval;
-                long wait = next - System.nanoTime();
-                if (wait > 0) {
-                    sleep(wait / 1_000_000);
-                } else {
-                    next = System.nanoTime(); // behind (a slow answer): no burst to catch up
+    private void arrive() {
+        long interval = (long) (1e9 / rate);
+        for (long i = 0; running.get() && (limit == 0 || i < limit); i++) {
+            long intended = i * interval;
+            long wait = intended - (System.nanoTime() - start);
+            if (wait > 0) {
+                try {
+                    TimeUnit.NANOSECONDS.sleep(wait);
+                } catch (InterruptedException e) {
+                    return;
                 }
             }
-            long begin = System.nanoTime();
-            int status;
-            String id = null;
-            try {
-                Http.Response answer = http.post("api/scenario/orders?mode=" + mode, body);
-                status = answer.status();
-                if (status == 201) {
-                    id = answer.json().getString("orderId");
-                }
-            } catch (RuntimeException e) {
-                status = 0; // no answer: refused connection, reset, timeout
-            }
-            long now = System.nanoTime();
-            Answer answer = new Answer(now - start, now - begin, status, id);
-            answers.add(answer);
-            if (answer.accepted()) {
-                accepted.incrementAndGet();
-            } else if (answer.failed()) {
-                failed.incrementAndGet();
-                sleep(100);
-            }
+            String payload = body.get();
+            clients.execute(() -> place(intended, payload));
         }
     }
 
+    private void place(long intended, String payload) {
+        int status;
+        String id = null;
+        try {
+            Http.Response answer = http.post("api/scenario/orders?mode=" + mode, payload);
+            status = answer.status();
+            if (status == 201) {
+                id = answer.json().getString("orderId");
+            }
+        } catch (RuntimeException e) {
+            status = 0; // no answer: refused connection, reset, timeout
+        }
+        Answer answer = new Answer(intended, System.nanoTime() - start, status, id);
+        answers.add(answer);
+        if (answer.accepted()) {
+            accepted.incrementAndGet();
+        } else if (answer.failed()) {
+            failed.incrementAndGet();
+        }
+    }
+
+    /** Stops the arrivals and waits for the answers of every order already sent (at most 5 minutes). */
     void stop() throws InterruptedException {
         running.set(false);
-        for (Thread client : clients) {
-            client.join();
-        }
+        arrivals.interrupt();
+        arrivals.join();
         end = System.nanoTime();
         endMillis = System.currentTimeMillis();
+        clients.shutdown();
+        if (!clients.awaitTermination(5, TimeUnit.MINUTES)) {
+            clients.shutdownNow();
+        }
     }
 
-    /** When the load started and stopped (epoch ms): every order it placed was created in between. */
+    /** Waits until the limit given at the start is reached and answered. */
+    void awaitLimit() throws InterruptedException {
+        arrivals.join();
+        stop();
+    }
+
+    double rate() {
+        return rate;
+    }
+
+    /** When the arrivals started and stopped (epoch ms): every order of the load was created after the first. */
     long startMillis() {
         return startMillis;
     }
@@ -135,7 +170,6 @@ final class OrderLoad {
         return mode;
     }
 
-    /** Orders accepted so far, cheaply (for the progress display). */
     int acceptedSoFar() {
         return accepted.get();
     }
@@ -166,14 +200,14 @@ final class OrderLoad {
         return at;
     }
 
-    long[] acceptedLatencies() {
-        return answers.stream()
-                .filter(Answer::accepted)
-                .mapToLong(Answer::latencyNanos)
-                .toArray();
+    /** Latency from the intended start of the accepted orders. */
+    Histogram acceptedLatencies() {
+        Histogram latencies = new Histogram(3);
+        answers.stream().filter(Answer::accepted).forEach(a -> latencies.recordValue(Math.max(1, a.latencyNanos())));
+        return latencies;
     }
 
-    int count(java.util.function.Predicate<Answer> which) {
+    int count(Predicate<Answer> which) {
         return (int) answers.stream().filter(which).count();
     }
 
@@ -182,15 +216,8 @@ final class OrderLoad {
         return System.nanoTime() - start;
     }
 
+    /** How long the arrivals ran. */
     double seconds() {
         return ((end == 0 ? System.nanoTime() : end) - start) / 1e9;
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

@@ -20,6 +20,7 @@ final class PreparedSampler {
     private final OrderLoad clock;
     private final List<Sample> samples = new CopyOnWriteArrayList<>();
     private volatile boolean running = true;
+    private volatile boolean inventoryHangs;
     private Thread thread;
 
     PreparedSampler(OrderLoad clock) {
@@ -41,7 +42,7 @@ final class PreparedSampler {
                     Statement second = inventory.createStatement()) {
                 while (running) {
                     double[] a = prepared(first);
-                    double[] b = prepared(second);
+                    double[] b = inventoryHangs ? new double[3] : prepared(second);
                     samples.add(new Sample(clock.elapsedNanos() / 1e9, (int) (a[0] + b[0]), Math.max(a[1], b[1]), (int)
                             (a[2] + b[2])));
                     Thread.sleep(500);
@@ -62,6 +63,11 @@ final class PreparedSampler {
             rows.next();
             return new double[] {rows.getInt(1), rows.getDouble(2), rows.getInt(3)};
         }
+    }
+
+    /** While the inventory's server hangs (SIGSTOP), only the orders' server is looked at: a query would wait. */
+    void inventoryHangs(boolean hangs) {
+        inventoryHangs = hangs;
     }
 
     void stop() throws InterruptedException {
