@@ -35,7 +35,8 @@ import org.junit.jupiter.api.Test;
  * {@code lab.repetitions} times; latency from each order's intended start (HdrHistogram), order commit → outcome
  * commit, what each order cost (forced WAL writes per server, CPU per process, xa's lock hold);</li>
  * <li>scarcity: twice as many orders as stock, per mode — XA refuses at once, the others reject later;</li>
- * <li>faults, all three modes side by side at half the lowest rate every mode sustained on the hot item: the
+ * <li>faults, all three modes side by side (each on a hot item of its own) at half the lowest rate every mode
+ * sustained on the hot item: the
  * inventory database refusing connections, the inventory's server hanging (SIGSTOP), the broker killed (SIGKILL),
  * Liberty killed (SIGKILL) while a two-phase commit is prepared, one inventory instance's work slowed 10×.</li>
  * </ol>
@@ -43,7 +44,8 @@ import org.junit.jupiter.api.Test;
  * and the stock balance from the databases themselves, never from Courier's counters. Writes
  * {@code target/lab/report.md} with tables, PNG plots and CSV. It asserts nothing about speed: the figures are for
  * reading. The short version: {@code -Dlab.seconds=3 -Dlab.min.seconds=3 -Dlab.repetitions=1
- * -Dlab.fault.seconds=10}.
+ * -Dlab.fault.seconds=10}; one fault alone, at a given rate: {@code -Dlab.fault.rate=12.5
+ * -Dlab.faults=server-killed}.
  */
 class ComparisonLab {
 
@@ -59,6 +61,14 @@ class ComparisonLab {
 
     private static final Duration QUIESCENCE = Duration.ofSeconds(180);
     private static final int FAULT_SECONDS = Integer.getInteger("lab.fault.seconds", 30);
+    /** Set (orders/s per mode), only the faults run, at that rate: to look at one again without the ladders. */
+    private static final double FAULT_RATE = Double.parseDouble(System.getProperty("lab.fault.rate", "0"));
+    /** Which faults run (their ids, comma-separated); all by default. */
+    private static final List<String> FAULTS = List.of(System.getProperty(
+                    "lab.faults",
+                    Arrays.stream(Fault.values()).map(f -> f.id).collect(java.util.stream.Collectors.joining(",")))
+            .split(","));
+
     private static final int BEFORE_FAULT_SECONDS = 12;
     private static final int MAX_AFTER_FAULT_SECONDS = 90;
     private static final int SCARCE_STOCK = 100;
@@ -130,7 +140,7 @@ class ComparisonLab {
                             + "knows; end the others, or run bin/postgres --fresh)",
                     Duration.ofSeconds(60),
                     () -> databases.preparedTransactions() == 0);
-            for (Shape shape : Shape.values()) {
+            for (Shape shape : FAULT_RATE > 0 ? new Shape[0] : Shape.values()) {
                 Supplier<String> body = body(skus.get(shape));
                 for (String mode : MODES) {
                     OrderLoad.run(http, mode, 20, body, 3).stop(); // warm-up
@@ -151,7 +161,7 @@ class ComparisonLab {
                         balance.unbalanced(),
                         balance.orphans()));
             }
-            for (String mode : MODES) {
+            for (String mode : FAULT_RATE > 0 ? new String[0] : MODES) {
                 LabReport.Scarcity run = scarce(databases, mode);
                 scarcity.add(run);
                 progress(String.format(
@@ -174,10 +184,17 @@ class ComparisonLab {
                             .min()
                             .orElse(FIRST_RATE)
                     / 2;
-            faultRate = Math.max(faultRate, 5);
+            faultRate = FAULT_RATE > 0 ? FAULT_RATE : Math.max(faultRate, 5);
             progress(String.format(Locale.ROOT, "faults at %.1f orders/s per mode", faultRate));
-            Supplier<String> hot = body(skus.get(Shape.HOT));
+            // Each mode its own hot item: a lock one mode's fault leaves (an in-doubt xa branch) stalls only it.
+            Map<String, Supplier<String>> hot = new HashMap<>();
+            for (String mode : MODES) {
+                hot.put(mode, body(List.of(item("fault-" + mode, STOCK))));
+            }
             for (Fault fault : Fault.values()) {
+                if (!FAULTS.contains(fault.id)) {
+                    continue;
+                }
                 faults.add(fault(databases, fault, faultRate, hot));
             }
         }
@@ -201,17 +218,20 @@ class ComparisonLab {
 
     /** Sets the stock of the shape's items (fresh ones: this run's name is in their sku), returns their skus. */
     private List<String> stock(Shape shape) {
-        List<String> skus = IntStream.range(0, shape.items)
-                .mapToObj(i -> String.format(Locale.ROOT, "lab-%s-%s-%04d", run, shape.id, i))
+        return IntStream.range(0, shape.items)
+                .mapToObj(i -> item(String.format(Locale.ROOT, "%s-%04d", shape.id, i), STOCK))
                 .toList();
-        for (String sku : skus) {
-            Http.Response stocked =
-                    http.post("api/scenario/stock", "{\"sku\": \"" + sku + "\", \"quantity\": " + STOCK + "}");
-            if (stocked.status() != 200) {
-                throw new IllegalStateException("setting stock failed: " + stocked);
-            }
+    }
+
+    /** A fresh item of this run ({@code lab-<run>-<name>}) with {@code quantity} in stock; its sku. */
+    private String item(String name, int quantity) {
+        String sku = "lab-" + run + "-" + name;
+        Http.Response stocked =
+                http.post("api/scenario/stock", "{\"sku\": \"" + sku + "\", \"quantity\": " + quantity + "}");
+        if (stocked.status() != 200) {
+            throw new IllegalStateException("setting stock failed: " + stocked);
         }
-        return skus;
+        return sku;
     }
 
     private static Supplier<String> body(List<String> skus) {
@@ -324,12 +344,7 @@ class ComparisonLab {
 
     /** Twice as many single-item orders as there is stock of a fresh item, 50 a second, then the outcome of each. */
     private LabReport.Scarcity scarce(LabDatabases databases, String mode) throws Exception {
-        String sku = "lab-" + run + "-scarce-" + mode;
-        Http.Response stocked =
-                http.post("api/scenario/stock", "{\"sku\": \"" + sku + "\", \"quantity\": " + SCARCE_STOCK + "}");
-        if (stocked.status() != 200) {
-            throw new IllegalStateException("setting stock failed: " + stocked);
-        }
+        String sku = item("scarce-" + mode, SCARCE_STOCK);
         OrderLoad load = new OrderLoad(http, mode, 50, () -> "{\"sku\": \"" + sku + "\"}", 2 * SCARCE_STOCK);
         load.awaitLimit();
         List<String> ids = load.acceptedIds();
@@ -367,12 +382,12 @@ class ComparisonLab {
         }
     }
 
-    private LabReport.FaultRun fault(LabDatabases databases, Fault fault, double rate, Supplier<String> body)
-            throws Exception {
+    private LabReport.FaultRun fault(
+            LabDatabases databases, Fault fault, double rate, Map<String, Supplier<String>> bodies) throws Exception {
         progress("fault " + fault.id + ": " + fault.what);
         List<OrderLoad> loads = new ArrayList<>();
         for (String mode : MODES) {
-            loads.add(new OrderLoad(http, mode, rate, body, 0));
+            loads.add(new OrderLoad(http, mode, rate, bodies.get(mode), 0));
         }
         OrderLoad clock = loads.get(0); // the loads started together: one timeline
         PreparedSampler prepared = new PreparedSampler(clock);
@@ -405,12 +420,14 @@ class ComparisonLab {
             double during = completedRate(completed, faultStartMillis, faultEndMillis);
             long recoveredAt = recoveredAt(completed, before, faultEndMillis, load.endMillis());
             double drained = drainedAfter(load, settled, faultEndMillis);
+            List<OrderLoad.Answer> sinceFault = load.answers().stream()
+                    .filter(a -> load.startMillis() + a.atNanos() / 1_000_000 >= faultStartMillis)
+                    .toList();
             LabReport.FaultMode result = new LabReport.FaultMode(
                     load.mode(),
                     load.acceptedIds().size(),
-                    (int) load.answers().stream()
-                            .filter(a -> a.failed() && load.startMillis() + a.atNanos() / 1_000_000 >= faultStartMillis)
-                            .count(),
+                    (int) sinceFault.stream().filter(OrderLoad.Answer::failed).count(),
+                    failures(sinceFault).toString(),
                     rate,
                     before,
                     during,
@@ -515,26 +532,31 @@ class ComparisonLab {
     }
 
     /**
-     * Kills Liberty the moment PostgreSQL holds a prepared transaction, and restarts it; when none was prepared
-     * any more once the JVM was gone (the commit came first), tries again, up to five times. The fault lasts as
-     * long as the restart takes.
+     * Kills Liberty while PostgreSQL holds one of its prepared transactions, and restarts it. The moment one is
+     * seen, the JVM is frozen (SIGSTOP: nothing it started can advance) and looked at again: if a transaction is
+     * still prepared, SIGKILL lands in the in-doubt window; if its commit came first, the JVM goes on (SIGCONT) and
+     * the next one is awaited, up to 50 times. The fault lasts as long as the restart takes. Answers how many
+     * transactions were prepared at the kill.
      */
     private int killWhilePrepared(LabDatabases databases) throws Exception {
-        int left = 0;
-        for (int attempt = 1; attempt <= 5; attempt++) {
-            long until = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        List<Long> server = List.of(LIBERTY.process().pid());
+        int prepared = 0;
+        for (int attempt = 1; attempt <= 50 && prepared == 0; attempt++) {
+            long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
             while (databases.preparedNow() == 0 && System.nanoTime() < until) {
                 Thread.onSpinWait();
             }
-            LIBERTY.kill();
-            left = databases.preparedNow();
-            progress(String.format(Locale.ROOT, "kill %d: %d transactions prepared after the kill", attempt, left));
-            LIBERTY.start();
-            if (left > 0) {
-                return left;
+            signal("STOP", server);
+            prepared = databases.preparedNow();
+            if (prepared == 0) {
+                signal("CONT", server);
+            } else {
+                progress(String.format(Locale.ROOT, "kill at attempt %d: %d transactions prepared", attempt, prepared));
             }
         }
-        return left;
+        LIBERTY.kill();
+        LIBERTY.start();
+        return prepared;
     }
 
     private static void signal(String signal, List<Long> pids) throws Exception {
@@ -633,10 +655,11 @@ class ComparisonLab {
                         for (OrderLoad load : loads) {
                             line.append(String.format(
                                     Locale.ROOT,
-                                    " %s %d placed, %d failed;",
+                                    " %s %d placed, %d failed %s;",
                                     load.mode(),
                                     load.acceptedSoFar(),
-                                    load.failedSoFar()));
+                                    load.failedSoFar(),
+                                    failures(load.answers())));
                         }
                         progress(line.toString());
                     }
@@ -645,6 +668,14 @@ class ComparisonLab {
         display.setDaemon(true);
         display.start();
         return display;
+    }
+
+    /** Failed answers by HTTP status (0: none came), e.g. {@code {503=12, 0=3}}. */
+    static Map<Integer, Long> failures(List<OrderLoad.Answer> answers) {
+        return answers.stream()
+                .filter(OrderLoad.Answer::failed)
+                .collect(java.util.stream.Collectors.groupingBy(
+                        OrderLoad.Answer::status, java.util.TreeMap::new, java.util.stream.Collectors.counting()));
     }
 
     private void progress(String what) {

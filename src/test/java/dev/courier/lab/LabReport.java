@@ -142,12 +142,14 @@ final class LabReport {
     /**
      * One mode through one fault. Rates: completed orders per second; {@code recoverSeconds}: from the fault's end
      * until a 2-s window completes 90 % of the rate before; {@code drainedSeconds}: from the fault's end until
-     * every order accepted before it has its outcome.
+     * every order accepted before it has its outcome; {@code failures}: failed answers by HTTP status (0: no
+     * answer came).
      */
     record FaultMode(
             String mode,
             int accepted,
             int errors,
+            String failures,
             double offered,
             double before,
             double during,
@@ -575,10 +577,12 @@ final class LabReport {
     private static void faults(Path dir, StringBuilder md, Setting setting, List<FaultRun> faults) throws IOException {
         md.append(String.format(
                 Locale.ROOT,
-                "%n## Faults%n%nThe three modes side by side on the hot item, each offered **%.1f orders/s** "
+                "%n## Faults%n%nThe three modes side by side, each on a hot item of its own (a lock left by one mode's "
+                        + "fault stalls only that mode), each offered **%.1f orders/s** "
                         + "open-loop: half the lowest rate every mode sustained there (measured above), so that none "
                         + "carries a backlog into the fault. Each fault lasts %d s (the server kill: as long as the "
-                        + "restart takes). *Errors*: failed requests from the fault's start. *Before*, *during*: "
+                        + "restart takes). *Errors*: failed requests from the fault's start, *by status* their HTTP status (0: "
+                        + "no answer came). *Before*, *during*: "
                         + "completed orders/s. *Back to 90 %%*: from the fault's end until a 2-s window completes 90 %% "
                         + "of the rate before. *No order waiting*: from the fault's end until every order accepted "
                         + "before it has its outcome. *Created despite an error*: orders in the database whose client "
@@ -586,9 +590,9 @@ final class LabReport {
                         + "sampled twice a second.%n%n",
                 setting.faultRate(),
                 setting.faultSeconds()));
-        md.append("| fault | mode | accepted | errors | completed/s before | during | back to 90 % after s "
+        md.append("| fault | mode | accepted | errors | by status | completed/s before | during | back to 90 % after s "
                 + "| no order waiting after s | created despite an error | lost | duplicated | disagreeing "
-                + "| unshipped |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                + "| unshipped |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         List<String> timeline = new ArrayList<>(List.of("fault,second,mode,accepted,completed,failed"));
         List<String> prepared = new ArrayList<>(List.of("fault,at_s,prepared,oldest_s,locks"));
         for (FaultRun f : faults) {
@@ -596,11 +600,12 @@ final class LabReport {
                 FaultMode m = f.modes().get(i);
                 md.append(String.format(
                         Locale.ROOT,
-                        "| %s | %s | %d | %d | %.1f | %.1f | %s | %s | %d | %d | %d | %d | %d |%n",
+                        "| %s | %s | %d | %d | %s | %.1f | %.1f | %s | %s | %d | %d | %d | %d | %d |%n",
                         f.id(),
                         m.mode(),
                         m.accepted(),
                         m.errors(),
+                        m.failures(),
                         m.before(),
                         m.during(),
                         figure(m.recoverSeconds()),
