@@ -406,8 +406,13 @@ class ComparisonLab {
             Thread.sleep(1000);
         }
         Thread.sleep(5000);
+        // All arrivals stop at once: a mode whose clients queued a backlog takes a while to be answered, and the
+        // other modes must not go on placing orders meanwhile.
         for (OrderLoad load : loads) {
-            load.stop();
+            load.stopArrivals();
+        }
+        for (OrderLoad load : loads) {
+            load.awaitAnswers();
         }
         faulted.set(false);
         display.join();

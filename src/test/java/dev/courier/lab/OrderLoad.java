@@ -136,11 +136,21 @@ final class OrderLoad {
 
     /** Stops the arrivals and waits for the answers of every order already sent (at most 5 minutes). */
     void stop() throws InterruptedException {
+        stopArrivals();
+        awaitAnswers();
+    }
+
+    /** Stops the arrivals: no order is sent after this returns (those queued for a client thread still are). */
+    void stopArrivals() throws InterruptedException {
         running.set(false);
         arrivals.interrupt();
         arrivals.join();
         end = System.nanoTime();
         endMillis = System.currentTimeMillis();
+    }
+
+    /** Waits for the answers of every order sent, after {@link #stopArrivals()} (at most 5 minutes). */
+    void awaitAnswers() throws InterruptedException {
         clients.shutdown();
         if (!clients.awaitTermination(5, TimeUnit.MINUTES)) {
             clients.shutdownNow();
