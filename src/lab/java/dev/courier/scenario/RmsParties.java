@@ -95,26 +95,24 @@ public class RmsParties {
 
     @PostConstruct
     void wire() {
-        CourierApi asOrders = switch (transport) {
+        CourierApi asOrders = api(ORDERS_SERVICE, ordersPassword);
+        CourierApi asInventory = api(INVENTORY_SERVICE, inventoryPassword);
+        orders = new ReliableProducer(asOrders, ORDERS_SERVICE, ordersDb, transactions);
+        inventory = new ReliableProducer(asInventory, INVENTORY_SERVICE, inventoryDb, transactions);
+        inventoryInbox = new ReliableConsumer(asInventory, "inventory", inventoryDb, transactions, tracer);
+        ordersInbox = new ReliableConsumer(asOrders, "orders", ordersDb, transactions, tracer);
+    }
+
+    /** How one of the services reaches Courier, as the {@code courier.scenario.courier-transport} says. */
+    CourierApi api(String service, Optional<String> password) {
+        return switch (transport) {
             case "http" ->
-                new HttpCourierApi(
-                        URI.create(courierUrl), Duration.ofSeconds(10), ORDERS_SERVICE, ordersPassword.orElse(""));
+                new HttpCourierApi(URI.create(courierUrl), Duration.ofSeconds(10), service, password.orElse(""));
             case "local" -> local;
             default ->
                 throw new IllegalArgumentException(
                         "courier.scenario.courier-transport must be http or local, not '" + transport + "'");
         };
-        CourierApi asInventory = "local".equals(transport)
-                ? local
-                : new HttpCourierApi(
-                        URI.create(courierUrl),
-                        Duration.ofSeconds(10),
-                        INVENTORY_SERVICE,
-                        inventoryPassword.orElse(""));
-        orders = new ReliableProducer(asOrders, ORDERS_SERVICE, ordersDb, transactions);
-        inventory = new ReliableProducer(asInventory, INVENTORY_SERVICE, inventoryDb, transactions);
-        inventoryInbox = new ReliableConsumer(asInventory, "inventory", inventoryDb, transactions, tracer);
-        ordersInbox = new ReliableConsumer(asOrders, "orders", ordersDb, transactions, tracer);
     }
 
     /**

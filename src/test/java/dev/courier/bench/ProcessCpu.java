@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -116,7 +117,7 @@ public final class ProcessCpu {
                 return List.of();
             }
             String pid = postmaster.getFileName().toString();
-            List<Path> server = new java.util.ArrayList<>();
+            List<Path> server = new ArrayList<>();
             server.add(postmaster);
             all.stream()
                     .filter(p -> stat(p).map(s -> s.substring(s.lastIndexOf(')') + 2)

@@ -168,6 +168,14 @@ final class LabDatabases implements AutoCloseable {
                 completedById);
     }
 
+    /**
+     * An order's outcome commit time (epoch ms; 0 while it has none): the row's commit timestamp, of the outcome's
+     * update (rms, queue) or of the order's insert, which carries its outcome (xa). Needs track_commit_timestamp on
+     * this server (bin/postgres sets it).
+     */
+    private static final String OUTCOME_COMMITTED_MS = "CASE WHEN state <> 'PLACED' THEN "
+            + "COALESCE(EXTRACT(EPOCH FROM pg_xact_commit_timestamp(xmin)) * 1000, 0) ELSE 0 END";
+
     private final Connection orders;
     private final Connection inventory;
 
@@ -189,11 +197,8 @@ final class LabDatabases implements AutoCloseable {
             }
         }
         Map<String, Outcome> outcomes = new HashMap<>();
-        // The row's commit timestamp: of the outcome's update (rms, queue), or of the order's insert, which
-        // carries its outcome (xa). Needs track_commit_timestamp on this server (bin/postgres sets it).
-        try (PreparedStatement select = orders.prepareStatement("SELECT id, state, CASE WHEN state <> 'PLACED' THEN "
-                + "COALESCE(EXTRACT(EPOCH FROM pg_xact_commit_timestamp(xmin)) * 1000, 0) ELSE 0 END "
-                + "FROM scenario_order WHERE id = ANY(?)")) {
+        try (PreparedStatement select = orders.prepareStatement(
+                "SELECT id, state, " + OUTCOME_COMMITTED_MS + " FROM scenario_order WHERE id = ANY(?)")) {
             select.setArray(1, array(orders, ids));
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
@@ -212,14 +217,7 @@ final class LabDatabases implements AutoCloseable {
         if (ids.isEmpty()) {
             return 0;
         }
-        try (PreparedStatement select =
-                orders.prepareStatement("SELECT COUNT(*) FROM scenario_shipment WHERE order_id = ANY(?)")) {
-            select.setArray(1, array(orders, ids));
-            try (ResultSet rows = select.executeQuery()) {
-                rows.next();
-                return rows.getInt(1);
-            }
-        }
+        return count(orders, "SELECT COUNT(*) FROM scenario_shipment WHERE order_id = ANY(?)", ids);
     }
 
     /**
@@ -228,9 +226,8 @@ final class LabDatabases implements AutoCloseable {
      */
     Map<String, Long> completedMillis(List<String> ids) throws SQLException {
         Map<String, Long> completed = new HashMap<>();
-        try (PreparedStatement select = orders.prepareStatement("SELECT id, CASE WHEN state <> 'PLACED' THEN "
-                + "COALESCE(EXTRACT(EPOCH FROM pg_xact_commit_timestamp(xmin)) * 1000, 0) ELSE 0 END "
-                + "FROM scenario_order WHERE id = ANY(?)")) {
+        try (PreparedStatement select = orders.prepareStatement(
+                "SELECT id, " + OUTCOME_COMMITTED_MS + " FROM scenario_order WHERE id = ANY(?)")) {
             select.setArray(1, array(orders, ids));
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
@@ -274,14 +271,7 @@ final class LabDatabases implements AutoCloseable {
         if (reservedFor.isEmpty()) {
             return 0;
         }
-        try (PreparedStatement select =
-                orders.prepareStatement("SELECT COUNT(*) FROM scenario_order WHERE id = ANY(?)")) {
-            select.setArray(1, array(orders, reservedFor));
-            try (ResultSet rows = select.executeQuery()) {
-                rows.next();
-                return reservedFor.size() - rows.getInt(1);
-            }
-        }
+        return reservedFor.size() - count(orders, "SELECT COUNT(*) FROM scenario_order WHERE id = ANY(?)", reservedFor);
     }
 
     /** Forced WAL writes so far on the orders' (and Courier's) server, or the inventory's. */
@@ -376,6 +366,17 @@ final class LabDatabases implements AutoCloseable {
                     cut.setInt(2, own);
                     cut.executeQuery().close();
                 }
+            }
+        }
+    }
+
+    /** A {@code COUNT(*)} query whose one parameter is {@code ids} as an array. */
+    private static int count(Connection c, String sql, List<String> ids) throws SQLException {
+        try (PreparedStatement select = c.prepareStatement(sql)) {
+            select.setArray(1, array(c, ids));
+            try (ResultSet rows = select.executeQuery()) {
+                rows.next();
+                return rows.getInt(1);
             }
         }
     }

@@ -209,6 +209,20 @@ final class LabReport {
                 .collect(Collectors.groupingBy(Point::offered, LinkedHashMap::new, Collectors.toList()));
     }
 
+    /** One rate of one mode's ladder on one stock shape, with its repetitions. */
+    private record Step(String mode, String shape, double rate, List<Point> reps) {}
+
+    /** Every step of every ladder: shape by shape, mode by mode, rates in the order they ran. */
+    private static List<Step> everyStep(List<Point> points) {
+        List<Step> all = new ArrayList<>();
+        for (String shape : shapes(points)) {
+            for (String mode : modes(points)) {
+                steps(points, mode, shape).forEach((rate, reps) -> all.add(new Step(mode, shape, rate, reps)));
+            }
+        }
+        return all;
+    }
+
     private static List<String> modes(List<Point> points) {
         return points.stream().map(Point::mode).distinct().toList();
     }
@@ -316,37 +330,32 @@ final class LabReport {
                         + "| p99 ms | commit → outcome p50 ms | p95 ms | p99 ms | to outcome p99 ms | lost | duplicated "
                         + "| disagreeing | unshipped | unacknowledged | negative stock |\n");
         md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-        for (String shape : shapes(points)) {
-            for (String mode : modes(points)) {
-                for (Map.Entry<Double, List<Point>> step :
-                        steps(points, mode, shape).entrySet()) {
-                    List<Point> reps = step.getValue();
-                    md.append(String.format(
-                            Locale.ROOT,
-                            "| %s | %s | %.0f | **%s** | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s "
-                                    + "| %d | %d | %d | %d | %d | %d |%n",
-                            mode,
-                            shape,
-                            step.getKey(),
-                            range(reps, Point::completedPerSecond),
-                            range(reps, Point::acceptedPerSecond),
-                            range(reps, Point::errors),
-                            range(reps, p -> p.backlog().atEnd(p.seconds())),
-                            range(reps, Point::drainSeconds),
-                            range(reps, Point::p50),
-                            range(reps, Point::p99),
-                            range(reps, Point::consistencyP50),
-                            range(reps, Point::consistencyP95),
-                            range(reps, Point::consistencyP99),
-                            range(reps, Point::toOutcomeP99),
-                            reps.stream().mapToInt(Point::lost).sum(),
-                            reps.stream().mapToInt(Point::duplicated).sum(),
-                            reps.stream().mapToInt(Point::disagreeing).sum(),
-                            reps.stream().mapToInt(Point::unshipped).sum(),
-                            reps.stream().mapToInt(Point::unacknowledged).sum(),
-                            reps.stream().mapToLong(Point::negativeStock).max().orElse(0)));
-                }
-            }
+        for (Step step : everyStep(points)) {
+            List<Point> reps = step.reps();
+            md.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %s | %.0f | **%s** | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s "
+                            + "| %d | %d | %d | %d | %d | %d |%n",
+                    step.mode(),
+                    step.shape(),
+                    step.rate(),
+                    range(reps, Point::completedPerSecond),
+                    range(reps, Point::acceptedPerSecond),
+                    range(reps, Point::errors),
+                    range(reps, p -> p.backlog().atEnd(p.seconds())),
+                    range(reps, Point::drainSeconds),
+                    range(reps, Point::p50),
+                    range(reps, Point::p99),
+                    range(reps, Point::consistencyP50),
+                    range(reps, Point::consistencyP95),
+                    range(reps, Point::consistencyP99),
+                    range(reps, Point::toOutcomeP99),
+                    reps.stream().mapToInt(Point::lost).sum(),
+                    reps.stream().mapToInt(Point::duplicated).sum(),
+                    reps.stream().mapToInt(Point::disagreeing).sum(),
+                    reps.stream().mapToInt(Point::unshipped).sum(),
+                    reps.stream().mapToInt(Point::unacknowledged).sum(),
+                    reps.stream().mapToLong(Point::negativeStock).max().orElse(0)));
         }
     }
 
@@ -359,29 +368,24 @@ final class LabReport {
         md.append("| mode | stock | offered/s | WAL syncs orders | inventory | CPU ms: Liberty | PostgreSQL orders "
                 + "| PostgreSQL inventory | broker | total | load client | xa lock hold p50 ms | p99 ms |\n");
         md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-        for (String shape : shapes(points)) {
-            for (String mode : modes(points)) {
-                for (Map.Entry<Double, List<Point>> step :
-                        steps(points, mode, shape).entrySet()) {
-                    List<Point> reps = step.getValue();
-                    md.append(String.format(
-                            Locale.ROOT,
-                            "| %s | %s | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %s | %s |%n",
-                            mode,
-                            shape,
-                            step.getKey(),
-                            median(reps, p -> p.costs().ordersSyncs()),
-                            median(reps, p -> p.costs().inventorySyncs()),
-                            median(reps, p -> p.costs().libertyMillis()),
-                            median(reps, p -> p.costs().ordersPostgresMillis()),
-                            median(reps, p -> p.costs().inventoryPostgresMillis()),
-                            median(reps, p -> p.costs().brokerMillis()),
-                            median(reps, p -> p.costs().cpuMillis()),
-                            median(reps, p -> p.costs().clientMillis()),
-                            figure(median(reps, Point::lockHoldP50)),
-                            figure(median(reps, Point::lockHoldP99))));
-                }
-            }
+        for (Step step : everyStep(points)) {
+            List<Point> reps = step.reps();
+            md.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %s | %.0f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %s | %s |%n",
+                    step.mode(),
+                    step.shape(),
+                    step.rate(),
+                    median(reps, p -> p.costs().ordersSyncs()),
+                    median(reps, p -> p.costs().inventorySyncs()),
+                    median(reps, p -> p.costs().libertyMillis()),
+                    median(reps, p -> p.costs().ordersPostgresMillis()),
+                    median(reps, p -> p.costs().inventoryPostgresMillis()),
+                    median(reps, p -> p.costs().brokerMillis()),
+                    median(reps, p -> p.costs().cpuMillis()),
+                    median(reps, p -> p.costs().clientMillis()),
+                    figure(median(reps, Point::lockHoldP50)),
+                    figure(median(reps, Point::lockHoldP99))));
         }
     }
 
