@@ -1,0 +1,32 @@
+package dev.courier.scenario;
+
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.courier.client.HttpCourierApi;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class RmsPartiesTest {
+
+    private final RmsParties parties = new RmsParties();
+
+    @Test
+    void over_http_each_service_calls_the_rest_api() {
+        parties.transport = "http";
+        parties.courierUrl = "http://localhost:9080/";
+
+        assertInstanceOf(HttpCourierApi.class, parties.api(RmsParties.ORDERS_SERVICE, Optional.of("secret")));
+    }
+
+    @Test
+    void a_transport_that_is_neither_http_nor_local_is_refused_by_name() {
+        parties.transport = "tcp";
+
+        IllegalArgumentException refused = assertThrows(
+                IllegalArgumentException.class, () -> parties.api(RmsParties.ORDERS_SERVICE, Optional.empty()));
+        assertTrue(refused.getMessage().contains("courier.scenario.courier-transport"), refused::getMessage);
+        assertTrue(refused.getMessage().contains("'tcp'"), refused::getMessage);
+    }
+}
