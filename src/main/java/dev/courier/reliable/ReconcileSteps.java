@@ -132,9 +132,10 @@ class ReconcileSteps {
         }
     }
 
-    int purge() {
+    /** One batch of a purge of the messages finished before {@code before}. @return how many it deleted */
+    int purge(Instant before) {
         try (Connection c = database.connection()) {
-            return retention.purge(c, clock.instant().minus(settings.retention));
+            return retention.purge(c, before, settings.batchSize);
         } catch (SQLException e) {
             throw new IllegalStateException("purging finished messages failed", e);
         }

@@ -573,6 +573,25 @@ class ReliableApiIT {
         assertEquals(200, http.get("api/messages/" + sent).status(), "an unfinished message is kept");
     }
 
+    @Test
+    void should_purge_more_finished_messages_than_one_batch_in_one_run() {
+        f.register(f.producer, "BARRIER").subscribe("a");
+        int messages = 2 * 100 + 1; // courier.reliable.batch-size: each batch is a transaction of its own
+        for (int n = 0; n < messages; n++) {
+            assertEquals(
+                    200, http.delete("api/messages/" + f.prepare("{}", 3600)).status());
+        }
+        assertEquals(100, ids("topic=" + f.topic + "&limit=100").size());
+
+        f.advance(8 * 24 * 3600); // past the 7-day retention
+
+        // The next run is a minute of database time after this one: all of them go in this one, or the wait fails.
+        dev.courier.testing.Eventually.until(
+                "every batch purged",
+                Fixture.SETTLE,
+                () -> ids("topic=" + f.topic).isEmpty());
+    }
+
     private List<String> ids(String query) {
         return http.get("api/messages?" + query).json().getJsonArray("messages").getValuesAs(JsonObject.class).stream()
                 .map(m -> m.getString("id"))
