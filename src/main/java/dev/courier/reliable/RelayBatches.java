@@ -3,6 +3,7 @@ package dev.courier.reliable;
 import dev.courier.platform.DatabaseClock;
 import dev.courier.platform.Dialect;
 import dev.courier.platform.FaultInjection;
+import dev.courier.platform.InjectedFault;
 import jakarta.annotation.Resource;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
@@ -15,8 +16,10 @@ import jakarta.jms.MessageProducer;
 import jakarta.jms.Session;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLTransactionRollbackException;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One batch of the {@link Relay}: publish in a local broker transaction, then mark in a local database transaction.
@@ -54,6 +57,12 @@ public class RelayBatches {
     @Inject
     private DatabaseClock clock;
 
+    /** Fault point: the database refuses the mark as a deadlock's victim would. */
+    static final String MARK_REFUSED = "reliable.relay.mark-refused";
+
+    /** How often a batch's mark is tried when the database refuses it as a transaction it rolled back. */
+    private static final int MARK_ATTEMPTS = 3;
+
     /** The database or the broker failed a batch: nothing was marked, its entries stay in the outbox. */
     public static final class Failure extends Exception {
         Failure(Exception cause) {
@@ -74,6 +83,45 @@ public class RelayBatches {
         }
     }
 
+    /**
+     * Marks a batch the broker has committed, and commits. A mark the database rolled back (a deadlock's victim,
+     * a lock wait cut short: SQLSTATE class 40, or PostgreSQL's 55P03) is tried again, up to three times, in a
+     * transaction of its own: the mark is idempotent (it deletes the entries by id and starts only deadlines not
+     * yet started), and failing it would publish the whole batch again. Any other failure (a broken connection)
+     * is the relay's: the entries stay and go out again.
+     */
+    private void markRelayed(
+            Connection c, Dialect dialect, List<OutboxStore.Entry> batch, Map<String, List<OutboxStore.Target>> targets)
+            throws SQLException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                refusedByTest();
+                outbox.relayed(c, dialect, batch, targets, clock.instant());
+                c.commit();
+                return;
+            } catch (SQLException e) {
+                if (attempt == MARK_ATTEMPTS || !rolledBack(e)) {
+                    throw e;
+                }
+                c.rollback();
+            }
+        }
+    }
+
+    private static boolean rolledBack(SQLException e) {
+        String state = e.getSQLState();
+        return state != null && (state.startsWith("40") || state.equals("55P03"));
+    }
+
+    /** The {@link #MARK_REFUSED} fault point, as the database's refusal it stands for. */
+    private void refusedByTest() throws SQLException {
+        try {
+            faults.checkpoint(MARK_REFUSED);
+        } catch (InjectedFault e) {
+            throw new SQLTransactionRollbackException(e.getMessage(), "40001", e);
+        }
+    }
+
     private int relay() throws SQLException {
         try (Connection c = database.connection()) {
             Dialect dialect = ReliableDatabase.dialect(c);
@@ -82,7 +130,7 @@ public class RelayBatches {
                 List<OutboxStore.Entry> batch = outbox.claim(c, dialect, settings.relayBatch);
                 if (!batch.isEmpty()) {
                     Instant now = clock.instant();
-                    java.util.Map<String, List<OutboxStore.Target>> targets = outbox.targets(c, batch);
+                    Map<String, List<OutboxStore.Target>> targets = outbox.targets(c, batch);
                     faults.checkpoint(BEFORE_PUBLISH);
                     // The classic API: the resource adapter gives a local transacted session outside JTA only to
                     // createSession (AllowLocalTransactions); its JMSContext refuses SESSION_TRANSACTED there.
@@ -100,10 +148,11 @@ public class RelayBatches {
                                 "publishing a batch of " + batch.size() + " failed: " + e, e.getErrorCode(), e);
                     }
                     faults.checkpoint(AFTER_BROKER_COMMIT);
-                    outbox.relayed(c, dialect, batch, targets, clock.instant());
+                    markRelayed(c, dialect, batch, targets);
+                    return batch.size();
                 }
                 c.commit();
-                return batch.size();
+                return 0;
             } catch (RuntimeException | SQLException e) {
                 try {
                     c.rollback();

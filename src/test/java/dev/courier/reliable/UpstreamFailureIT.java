@@ -234,6 +234,24 @@ class UpstreamFailureIT {
     }
 
     @Test
+    void a_mark_the_database_rolls_back_is_tried_again_and_the_batch_is_not_published_twice() {
+        f.register(f.producer, "BARRIER").subscribe(30, 10, "a");
+        f.arm("reliable.relay.mark-refused"); // as a deadlock's victim: the database rolled the mark back
+
+        String id = f.order("").getString("messageId");
+
+        Eventually.until(
+                "the batch marked: its delivery's report deadline started",
+                Fixture.SETTLE,
+                () -> f.delivery(id, "a").containsKey("nextAttemptAt"));
+        assertEquals(1, Broker.messagesAdded(f.topic + ".a"), "published once");
+        assertTrue(f.consume("a", false).orElseThrow().getBoolean("processed"));
+        f.awaitState(id, "COMPLETED");
+        assertEquals(1, f.effects(id, "a"), "one effect");
+        assertEquals(1, Broker.messagesAdded(f.topic + ".a"), "no further copy");
+    }
+
+    @Test
     void the_asynchronous_helper_returns_before_its_confirm_and_the_message_is_sent_after_it() {
         f.register(f.producer, "BARRIER").subscribe("a");
         assertEquals(204, http.post("api/test/apps/settles/hold", "").status());
