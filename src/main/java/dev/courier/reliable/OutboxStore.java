@@ -97,7 +97,7 @@ class OutboxStore {
      */
     Map<String, List<Target>> targets(Connection c, List<Entry> entries) throws SQLException {
         Map<String, List<Target>> byMessage = new HashMap<>();
-        String marks = String.join(", ", java.util.Collections.nCopies(entries.size(), "?"));
+        String marks = ReliableDatabase.placeholders(entries.size());
         try (PreparedStatement select = c.prepareStatement("SELECT message_id, subscriber, delivery_timeout_ms "
                 + "FROM courier_rm_delivery WHERE state = 'DELIVERED' AND next_attempt_at IS NULL AND message_id IN ("
                 + marks + ") ORDER BY message_id, subscriber")) {

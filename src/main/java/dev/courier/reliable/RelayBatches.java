@@ -85,7 +85,7 @@ public class RelayBatches {
 
     /**
      * Marks a batch the broker has committed, and commits. A mark the database rolled back (a deadlock's victim,
-     * a lock wait cut short: SQLSTATE class 40, or PostgreSQL's 55P03) is tried again, up to three times, in a
+     * Derby's lock wait cut short: SQLSTATE class 40) is tried again, up to three times in all, each in a
      * transaction of its own: the mark is idempotent (it deletes the entries by id and starts only deadlines not
      * yet started), and failing it would publish the whole batch again. Any other failure (a broken connection)
      * is the relay's: the entries stay and go out again.
@@ -110,7 +110,7 @@ public class RelayBatches {
 
     private static boolean rolledBack(SQLException e) {
         String state = e.getSQLState();
-        return state != null && (state.startsWith("40") || state.equals("55P03"));
+        return state != null && state.startsWith("40");
     }
 
     /** The {@link #MARK_REFUSED} fault point, as the database's refusal it stands for. */

@@ -64,6 +64,11 @@ class ReliableDatabase {
         return rows == 1;
     }
 
+    /** The parameter markers of an {@code IN} list of {@code n} values: "?, ?, ?". */
+    static String placeholders(int n) {
+        return String.join(", ", java.util.Collections.nCopies(n, "?"));
+    }
+
     /** {@code columns} (a constant list, "a, b, c") with each column qualified by {@code alias}: "m.a, m.b, m.c". */
     static String qualified(String alias, String columns) {
         return columns.replaceAll("(^|, )", "$1" + alias + ".");

@@ -26,9 +26,9 @@ import java.util.logging.Logger;
  * Keeps finished reliable messages for {@code courier.reliable.retention} (7 days): once a minute of database time,
  * on one server at a time (the {@code reliable.purge} turn of {@link JobTurns}, held for three minutes and renewed
  * by each run), deletes completed and cancelled messages finished before then, with their ledger, history and
- * notices, {@code courier.reliable.batch-size} messages to a transaction. A purge is idempotent, so a run that overlaps another's (an owner paused past its turn) deletes nothing
- * twice. Its timer ticks with the reconciler's interval and compares database time, so a purge that failed is tried
- * again at the next tick, not a minute later.
+ * notices, {@code courier.reliable.batch-size} messages to a transaction. A purge is idempotent, so a run that
+ * overlaps another's (an owner paused past its turn) deletes nothing twice. Its timer ticks with the reconciler's
+ * interval and compares database time, so a purge that failed is tried again at the next tick, not a minute later.
  */
 @Singleton
 @Startup

@@ -10,7 +10,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 
 /**
@@ -41,7 +40,7 @@ class RetentionStore {
         if (ids.isEmpty()) {
             return 0;
         }
-        String marks = String.join(", ", Collections.nCopies(ids.size(), "?"));
+        String marks = ReliableDatabase.placeholders(ids.size());
         // The outbox first, explicitly: the relay takes the outbox before the ledger, and a cascade from the
         // message row would take them the other way round (on Derby, whose table locks then deadlocked).
         for (String table : List.of("courier_rm_outbox", "courier_rm_history", "courier_rm_notice")) {

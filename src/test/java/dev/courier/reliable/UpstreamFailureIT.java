@@ -252,6 +252,27 @@ class UpstreamFailureIT {
     }
 
     @Test
+    void a_mark_the_database_rolls_back_three_times_publishes_the_batch_again_and_the_inbox_applies_it_once() {
+        f.register(f.producer, "BARRIER").subscribe(30, 10, "a");
+        assertEquals(
+                204,
+                http.post("api/test/faults/reliable.relay.mark-refused?times=3", "")
+                        .status());
+
+        String id = f.order("").getString("messageId");
+
+        Eventually.until(
+                "the batch published again after its third refused mark",
+                Fixture.SETTLE,
+                () -> Broker.messagesAdded(f.topic + ".a") == 2);
+        assertTrue(f.consume("a", false).orElseThrow().getBoolean("processed"));
+        assertFalse(f.consume("a", false).orElseThrow().getBoolean("processed"), "the second copy is a duplicate");
+        assertEquals(1, f.effects(id, "a"), "one effect");
+        f.awaitState(id, "COMPLETED");
+        assertEquals(2, Broker.messagesAdded(f.topic + ".a"), "no further copy");
+    }
+
+    @Test
     void the_asynchronous_helper_returns_before_its_confirm_and_the_message_is_sent_after_it() {
         f.register(f.producer, "BARRIER").subscribe("a");
         assertEquals(204, http.post("api/test/apps/settles/hold", "").status());
