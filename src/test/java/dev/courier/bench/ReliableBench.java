@@ -45,8 +45,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(ArquillianExtension.class)
 class ReliableBench {
 
-    private static final int[] PRODUCERS = {1, 4, 16};
-    private static final int MESSAGES = 800; // at 1 producer an XA confirm takes ~20 ms: one request stays under 30 s
+    private static final int[] PRODUCERS = java.util.Arrays.stream(
+                    System.getProperty("reliable.bench.producers", "1,4,16").split(","))
+            .mapToInt(Integer::parseInt)
+            .toArray();
+    // At 1 producer an XA confirm takes ~20 ms: 800 keep one request under 30 s. More (-Dreliable.bench.messages)
+    // for a profile that needs a longer run.
+    private static final int MESSAGES = Integer.getInteger("reliable.bench.messages", 800);
     private static final int STALE = 10_000;
 
     private final Http http = Http.server();
@@ -93,9 +98,13 @@ class ReliableBench {
                 helpers(helpers, InboxListeners.LOCAL, 4, 400);
                 helpers(helpers, InboxListeners.XA, 4, 200);
             }
-            if ("helpers".equals(System.getProperty("reliable.bench.only"))) { // -Dreliable.bench.only=helpers
+            String only = System.getProperty("reliable.bench.only", ""); // helpers, or in-process for that row alone
+            if (only.equals("helpers") || only.equals(IN_PROCESS)) {
+                List<String> mdbs = only.equals(IN_PROCESS)
+                        ? List.of(IN_PROCESS)
+                        : List.of(InboxListeners.LOCAL, InboxListeners.XA, IN_PROCESS);
                 for (int producers : PRODUCERS) {
-                    for (String mdb : List.of(InboxListeners.LOCAL, InboxListeners.XA, IN_PROCESS)) {
+                    for (String mdb : mdbs) {
                         JsonObject r = helpers(helpers, mdb, producers, MESSAGES);
                         System.out.println(row(
                                 "helpers → MDB " + mdb,
