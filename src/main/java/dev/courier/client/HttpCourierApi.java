@@ -76,19 +76,19 @@ public final class HttpCourierApi implements CourierApi {
 
     @Override
     public void confirm(String messageId) {
-        call("POST", "api/messages/" + messageId + "/confirm", "");
+        call("POST", message(messageId, "/confirm"), "");
     }
 
     @Override
     public void cancel(String messageId) {
-        call("DELETE", "api/messages/" + messageId, null);
+        call("DELETE", message(messageId, ""), null);
     }
 
     @Override
     public void consumed(String messageId, String subscriber) {
         call(
                 "POST",
-                "api/messages/" + messageId + "/consumed",
+                message(messageId, "/consumed"),
                 jsonp.createObjectBuilder()
                         .add("subscriber", subscriber)
                         .build()
@@ -99,7 +99,7 @@ public final class HttpCourierApi implements CourierApi {
     public void failed(String messageId, String subscriber, String reason) {
         call(
                 "POST",
-                "api/messages/" + messageId + "/failed",
+                message(messageId, "/failed"),
                 jsonp.createObjectBuilder()
                         .add("subscriber", subscriber)
                         .add("reason", reason == null || reason.isBlank() ? "failed" : reason)
@@ -152,6 +152,11 @@ public final class HttpCourierApi implements CourierApi {
                                     + result.getJsonObject("problem").getString("detail", "refused"));
         }
         return refused;
+    }
+
+    /** A message's path: its id checked first, so that no id reaches another endpoint. */
+    private static String message(String messageId, String rest) {
+        return "api/messages/" + MessageIds.require(messageId, "messageId") + rest;
     }
 
     private JsonObject call(String method, String path, String body) {

@@ -175,17 +175,15 @@ public final class ReliableConsumer {
      * Handles {@code message} once: in the current transaction unless its id is already in the inbox.
      *
      * @return true when the handler ran, false for a duplicate
-     * @throws IllegalArgumentException for a message Courier did not send (no {@code courierMessageId})
+     * @throws IllegalArgumentException for a message Courier did not send (no {@code courierMessageId}, or one that
+     *         is no Courier message id)
      * @throws Exception what the handler threw; the caller's transaction must then roll back (rethrow it)
      */
     public boolean consume(Message message, Handler handler) throws Exception {
         if (transactions.getTransactionStatus() != Status.STATUS_ACTIVE) {
             throw new IllegalStateException("ReliableConsumer.consume needs an active JTA transaction");
         }
-        String id = message.getStringProperty(MESSAGE_ID);
-        if (id == null) {
-            throw new IllegalArgumentException("not a Courier message: no " + MESSAGE_ID + " property");
-        }
+        String id = MessageIds.require(message.getStringProperty(MESSAGE_ID), MESSAGE_ID + " property");
         String[] failure = new String[1];
         transactions.registerInterposedSynchronization(new Synchronization() {
             @Override
@@ -230,15 +228,14 @@ public final class ReliableConsumer {
      * copy racing the first).
      *
      * @return true when the handler's writes committed now; false for a duplicate or a failure
-     * @throws IllegalArgumentException for a message Courier did not send (no {@code courierMessageId})
+     * @throws IllegalArgumentException for a message Courier did not send (no {@code courierMessageId}, or one that
+     *         is no Courier message id)
      * @throws IllegalStateException when a transaction is already active on the thread, or the transaction
      *         manager fails to begin one
      */
     public boolean consumeInOwnTransaction(UserTransaction transaction, Message message, Handler handler)
             throws JMSException {
-        if (message.getStringProperty(MESSAGE_ID) == null) {
-            throw new IllegalArgumentException("not a Courier message: no " + MESSAGE_ID + " property");
-        }
+        MessageIds.require(message.getStringProperty(MESSAGE_ID), MESSAGE_ID + " property");
         try {
             transaction.begin();
         } catch (NotSupportedException | SystemException e) {
