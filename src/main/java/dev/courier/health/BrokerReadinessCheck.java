@@ -1,19 +1,23 @@
 package dev.courier.health;
 
+import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import jakarta.jms.Connection;
 import jakarta.jms.ConnectionFactory;
-import jakarta.jms.JMSException;
 import jakarta.jms.Session;
-import jakarta.jms.TemporaryQueue;
+import java.time.Duration;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
+import org.eclipse.microprofile.metrics.MetricRegistry;
 
 /**
  * Ready while the broker answers: opens a connection through the resource adapter and creates and deletes a
- * temporary queue, which takes a round trip to the broker (a pooled handle alone proves nothing).
+ * temporary queue, which takes a round trip to the broker (a pooled handle alone proves nothing). Probed at most
+ * once per {@code courier.health.cache} ({@link RecentProbe}).
  */
 @Readiness
 @ApplicationScoped
@@ -22,19 +26,28 @@ public class BrokerReadinessCheck implements HealthCheck {
     @Resource(lookup = "jms/courier")
     private ConnectionFactory connectionFactory;
 
+    @Inject
+    @ConfigProperty(name = "courier.health.cache", defaultValue = "PT2S")
+    Duration cache;
+
+    @Inject
+    private MetricRegistry registry;
+
+    private RecentProbe probe;
+
+    @PostConstruct
+    void init() {
+        probe = new RecentProbe("broker", "the broker does not answer", cache, registry, () -> {
+            try (Connection connection = connectionFactory.createConnection()) {
+                Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
+                session.createTemporaryQueue().delete();
+                return true;
+            }
+        });
+    }
+
     @Override
     public HealthCheckResponse call() {
-        try (Connection connection = connectionFactory.createConnection()) {
-            Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
-            TemporaryQueue queue = session.createTemporaryQueue();
-            queue.delete();
-            return HealthCheckResponse.named("broker").up().build();
-        } catch (JMSException | RuntimeException e) {
-            return HealthCheckResponse.builder()
-                    .name("broker")
-                    .down()
-                    .withData("error", String.valueOf(e.getMessage()))
-                    .build();
-        }
+        return probe.response();
     }
 }

@@ -1,17 +1,22 @@
 package dev.courier.health;
 
+import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.Connection;
-import java.sql.SQLException;
+import java.time.Duration;
 import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
+import org.eclipse.microprofile.metrics.MetricRegistry;
 
-/** Ready while a connection of {@code jdbc/courier} answers a validation round trip within the timeout. */
+/**
+ * Ready while a connection of {@code jdbc/courier} answers a validation round trip within the timeout. Probed at
+ * most once per {@code courier.health.cache} ({@link RecentProbe}).
+ */
 @Readiness
 @ApplicationScoped
 public class DatabaseReadinessCheck implements HealthCheck {
@@ -23,21 +28,26 @@ public class DatabaseReadinessCheck implements HealthCheck {
     @ConfigProperty(name = "courier.health.timeout-seconds", defaultValue = "3")
     int timeoutSeconds;
 
+    @Inject
+    @ConfigProperty(name = "courier.health.cache", defaultValue = "PT2S")
+    Duration cache;
+
+    @Inject
+    private MetricRegistry registry;
+
+    private RecentProbe probe;
+
+    @PostConstruct
+    void init() {
+        probe = new RecentProbe("database", "the database does not answer", cache, registry, () -> {
+            try (Connection connection = dataSource.getConnection()) {
+                return connection.isValid(timeoutSeconds);
+            }
+        });
+    }
+
     @Override
     public HealthCheckResponse call() {
-        try (Connection connection = dataSource.getConnection()) {
-            boolean valid = connection.isValid(timeoutSeconds);
-            return HealthCheckResponse.builder()
-                    .name("database")
-                    .status(valid)
-                    .withData("product", connection.getMetaData().getDatabaseProductName())
-                    .build();
-        } catch (SQLException | RuntimeException e) {
-            return HealthCheckResponse.builder()
-                    .name("database")
-                    .down()
-                    .withData("error", String.valueOf(e.getMessage()))
-                    .build();
-        }
+        return probe.response();
     }
 }

@@ -1,11 +1,13 @@
 package dev.courier.health;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.courier.testing.Broker;
 import dev.courier.testing.CourierDeployment;
 import dev.courier.testing.Eventually;
 import dev.courier.testing.Http;
+import dev.courier.testing.Metrics;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.time.Duration;
@@ -16,8 +18,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Readiness follows the broker for real: DOWN while it is stopped, UP again once it is back; meanwhile the XA
- * probe answers 503 and writes nothing.
+ * Readiness follows the broker for real: DOWN while it is stopped (saying which dependency, nothing of its
+ * exception), UP again once it is back; meanwhile the XA probe answers 503 and writes nothing. However often it is
+ * asked, each dependency is probed at most once per cache window.
  */
 @ExtendWith(ArquillianExtension.class)
 class ReadinessIT {
@@ -51,6 +54,13 @@ class ReadinessIT {
             });
             assertEquals("DOWN", check(down, "broker"));
             assertEquals("UP", check(down, "database"), "only the broker is down");
+            // An anonymous caller learns which dependency is down, nothing of its exception.
+            assertEquals(
+                    dev.courier.platform.Json.createObjectBuilder()
+                            .add("reason", "the broker does not answer")
+                            .build(),
+                    find(down, "broker").getJsonObject("data"),
+                    down::toString);
 
             String body = "broker-down-" + java.util.UUID.randomUUID();
             Http.Response refused = http.post("api/twophase/probes", "{\"body\": \"" + body + "\"}");
@@ -69,11 +79,38 @@ class ReadinessIT {
                 () -> http.get("health/ready").status() == 200);
     }
 
+    @Test
+    void should_probe_each_dependency_at_most_once_per_cache_window_however_often_asked() {
+        Metrics metrics = new Metrics(http);
+        assertEquals(200, http.get("health/ready").status()); // the counters exist from the first probe on
+        double broker = metrics.value("courier_health_probes_total", "check", "broker");
+        double database = metrics.value("courier_health_probes_total", "check", "database");
+        long start = System.nanoTime();
+        int asked = 40;
+        for (int i = 0; i < asked; i++) {
+            Http.Response ready = http.get("health/ready");
+            assertEquals(200, ready.status(), ready::toString);
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        // A probe per started window of courier.health.cache (2 s), and one for a window begun before the loop.
+        double most = Math.floor(seconds / 2) + 2;
+        double brokerProbes = metrics.value("courier_health_probes_total", "check", "broker") - broker;
+        double databaseProbes = metrics.value("courier_health_probes_total", "check", "database") - database;
+        assertTrue(
+                brokerProbes <= most && databaseProbes <= most,
+                asked + " asks in " + seconds + " s ran " + brokerProbes + " broker and " + databaseProbes
+                        + " database probes; at most " + most + " expected");
+    }
+
     private static String check(JsonObject health, String name) {
+        return find(health, name).getString("status");
+    }
+
+    private static JsonObject find(JsonObject health, String name) {
         for (JsonValue value : health.getJsonArray("checks")) {
             JsonObject check = value.asJsonObject();
             if (check.getString("name").equals(name)) {
-                return check.getString("status");
+                return check;
             }
         }
         throw new AssertionError("no check " + name + " in " + health);
