@@ -106,6 +106,17 @@ public final class Grants {
         return caller.trusted() || allowed.isEmpty() || allowed.stream().anyMatch(g -> g.matches(caller));
     }
 
+    /**
+     * Whether {@code caller} may read the messages: trusted, or no action is narrowed, or granted one of the
+     * narrowed actions. An action without grantees admits no reader once another action has them: a topic whose
+     * consumers alone are named is not readable by every producer.
+     */
+    public boolean allowRead(Caller caller) {
+        return caller.trusted()
+                || grantees.isEmpty()
+                || grantees.values().stream().flatMap(Set::stream).anyMatch(g -> g.matches(caller));
+    }
+
     /** @throws NotGrantedException 403 unless {@link #allow} */
     public void require(Caller caller, Action action, String resource) {
         if (!allow(caller, action)) {

@@ -284,7 +284,7 @@ public class MessageResource {
     @GET
     @Path("{id}")
     public JsonObject get(@PathParam("id") String id) {
-        requireForMessage(id, Action.CONSUME, Action.SEND);
+        requireReadable(id);
         return ReliableJson.message(messages.get(id), true);
     }
 
@@ -315,7 +315,7 @@ public class MessageResource {
         // short: the next offset still counts them).
         Map<String, Grants> grants = caller.trusted() ? Map.of() : topics.grants();
         page.stream()
-                .filter(m -> readable(grants.getOrDefault(m.topic(), Grants.NONE), caller))
+                .filter(m -> grants.getOrDefault(m.topic(), Grants.NONE).allowRead(caller))
                 .forEach(m -> list.add(ReliableJson.message(m, false)));
         var json = Json.createObjectBuilder().add("messages", list);
         if (page.size() == pageSize) {
@@ -327,28 +327,32 @@ public class MessageResource {
     }
 
     /**
-     * Passes when the grants of message {@code id}'s topic allow the caller any of {@code actions}; an unknown
-     * message passes (the operation answers 404 for it).
-     *
-     * @throws NotGrantedException 403 naming the first action
+     * Passes when the grants of message {@code id}'s topic allow the caller {@code action}; an unknown message
+     * passes (the operation answers 404 for it). @throws NotGrantedException 403 naming the action
      */
-    private void requireForMessage(String id, Action... actions) {
+    private void requireForMessage(String id, Action action) {
+        Caller caller = Caller.of(security);
+        if (caller.trusted()) {
+            return;
+        }
+        topics.grantsOfMessage(id).ifPresent(topic -> topic.grants().require(caller, action, "topic " + topic.topic()));
+    }
+
+    /**
+     * Passes when the caller may read message {@code id} ({@link Grants#allowRead}); an unknown message passes (the
+     * operation answers 404 for it). @throws NotGrantedException 403 naming a narrowed action
+     */
+    private void requireReadable(String id) {
         Caller caller = Caller.of(security);
         if (caller.trusted()) {
             return;
         }
         topics.grantsOfMessage(id).ifPresent(topic -> {
-            for (Action action : actions) {
-                if (topic.grants().allow(caller, action)) {
-                    return;
-                }
+            if (!topic.grants().allowRead(caller)) {
+                Action named = topic.grants().of(Action.CONSUME).isEmpty() ? Action.SEND : Action.CONSUME;
+                throw new NotGrantedException(caller, named, "topic " + topic.topic());
             }
-            throw new NotGrantedException(caller, actions[0], "topic " + topic.topic());
         });
-    }
-
-    private static boolean readable(Grants grants, Caller caller) {
-        return grants.allow(caller, Action.CONSUME) || grants.allow(caller, Action.SEND);
     }
 
     private static <E extends Enum<E>> E state(Class<E> type, String field, String value) {

@@ -194,6 +194,63 @@ class GrantsIT {
         assertEquals(400, admin.put("api/topics/" + topic, "{}").status(), "grants are what a topic definition holds");
     }
 
+    @Test
+    void should_admit_readers_of_a_topic_with_grants_only_through_them() {
+        String app = "gp" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        assertEquals(
+                201,
+                admin.post(
+                                "api/producers",
+                                "{\"name\": \"" + app + "\", \"checkBackUrl\": " + "\"http://localhost/check-back\"}")
+                        .status());
+        // Consumers narrowed to a group, senders not: the producers send, and only the group reads.
+        String consumed = "gr" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        assertEquals(
+                200,
+                admin.put("api/topics/" + consumed, "{\"grants\": {\"consume\": [\"group:partners\"]}}")
+                        .status());
+        String id = prepared(producer, consumed, app);
+        for (Http outsider : new Http[] {producer, consumer}) {
+            notGranted(outsider.get("api/messages/" + id), null);
+            assertTrue(
+                    outsider.get("api/messages?topic=" + consumed)
+                            .json()
+                            .getJsonArray("messages")
+                            .isEmpty(),
+                    "the query leaves the topic's messages out");
+        }
+        assertEquals(200, partner.get("api/messages/" + id).status(), "a member of the granted group reads");
+        assertEquals(
+                1,
+                partner.get("api/messages?topic=" + consumed)
+                        .json()
+                        .getJsonArray("messages")
+                        .size());
+
+        // The README's send-only example: only the named sender reads, not every producer or consumer.
+        String sent = "gs" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        assertEquals(
+                200,
+                admin.put("api/topics/" + sent, "{\"grants\": {\"send\": [\"user:partner\"]}}")
+                        .status());
+        String other = prepared(partner, sent, app);
+        notGranted(producer.get("api/messages/" + other), "'producer' is not granted send on topic " + sent);
+        notGranted(consumer.get("api/messages/" + other), null);
+        assertEquals(200, partner.get("api/messages/" + other).status());
+        assertEquals(200, admin.get("api/messages/" + other).status(), "admins are never narrowed");
+
+        assertEquals(200, admin.put("api/topics/" + sent, "{\"grants\": {}}").status());
+        assertEquals(200, consumer.get("api/messages/" + other).status(), "lifted: the role decides");
+    }
+
+    private static String prepared(Http as, String topic, String producer) {
+        Http.Response prepared = as.post(
+                "api/messages",
+                "{\"topic\": \"" + topic + "\", \"producer\": \"" + producer + "\", \"payload\": {\"n\": 1}}");
+        assertEquals(201, prepared.status(), prepared::toString);
+        return prepared.json().getString("id");
+    }
+
     private Http.Response send(Http as) {
         return send(as, "{\"payload\": {\"n\": 1}}");
     }
