@@ -61,16 +61,21 @@ class CheckBack {
      */
     CompletableFuture<Answer> ask(URI checkBackUrl, String secret, String messageId) {
         URI uri = URI.create(checkBackUrl + "?id=" + URLEncoder.encode(messageId, StandardCharsets.UTF_8));
-        HttpRequest request = Signer.sign(
-                        HttpRequest.newBuilder(uri)
-                                .timeout(settings.callTimeout)
-                                .header("Accept", "application/json")
-                                .GET(),
-                        secret,
-                        "GET",
-                        uri,
-                        "")
-                .build();
+        HttpRequest request;
+        try {
+            request = Signer.sign(
+                            HttpRequest.newBuilder(uri)
+                                    .timeout(settings.callTimeout)
+                                    .header("Accept", "application/json")
+                                    .GET(),
+                            secret,
+                            "GET",
+                            uri,
+                            "")
+                    .build();
+        } catch (Signer.Unsigned e) {
+            return CompletableFuture.failedFuture(new CompletionException(new Failure(e.getMessage())));
+        }
         return http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).handle((response, error) -> {
             if (error != null) {
                 Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null

@@ -36,6 +36,8 @@ class Notifier {
             HttpResponse<Void> response = http.send(
                     Signer.sign(request, secret, "POST", url, body).build(), HttpResponse.BodyHandlers.discarding());
             return response.statusCode() / 100 == 2 ? null : "notification answered HTTP " + response.statusCode();
+        } catch (Signer.Unsigned e) {
+            return e.getMessage();
         } catch (IOException e) {
             return "no answer from " + url + ": " + e;
         } catch (InterruptedException e) {

@@ -243,7 +243,8 @@ class GrantsIT {
         assertEquals(200, consumer.get("api/messages/" + other).status(), "lifted: the role decides");
     }
 
-    private static String prepared(Http as, String topic, String producer) {
+    private String prepared(Http as, String topic, String producer) {
+        admin.post("api/topics/" + topic + "/subscribers", "{\"name\": \"s\"}"); // a topic needs a subscriber
         Http.Response prepared = as.post(
                 "api/messages",
                 "{\"topic\": \"" + topic + "\", \"producer\": \"" + producer + "\", \"payload\": {\"n\": 1}}");

@@ -394,6 +394,39 @@ class UpstreamFailureIT {
     }
 
     @Test
+    void a_producer_without_a_signing_secret_is_not_called_unsigned_until_it_has_one() {
+        f.register(f.producer, "COMMITTED").subscribe("a");
+        assertEquals(
+                204,
+                http.delete("api/test/producers/" + f.producer + "/signing-secret")
+                        .status());
+        String id = f.prepare("{}", 1);
+        f.advance(2);
+        Eventually.until(
+                "the check-back refused by Courier itself",
+                Fixture.SETTLE,
+                () -> f.message(id).getString("lastError", "").contains("no signing secret"));
+        assertEquals(0, callsReceived(), "no unsigned call reached the producer");
+        assertEquals("PENDING", f.state(id));
+
+        String secret =
+                http.post("api/producers/" + f.producer + "/secret", "").json().getString("signingSecret");
+        assertEquals(
+                204, http.put("api/test/apps/" + f.producer + "/secret", secret).status());
+        f.advance(600); // past the check's backoff
+        f.awaitState(id, "SENT");
+        assertEquals(1, callsReceived(), "the first call that reached the producer was signed, and answered");
+    }
+
+    /** Check-back calls the test producer received (refused ones included). */
+    private int callsReceived() {
+        return http.get("api/test/apps/" + f.producer)
+                .json()
+                .getJsonArray("calls")
+                .size();
+    }
+
+    @Test
     void check_back_pending_error_and_timeout_are_tried_again_until_dead_then_resume() {
         f.register(f.producer, "PENDING").subscribe("a");
         String pending = f.prepare("{}", 1);

@@ -29,6 +29,23 @@ public class TestControlResource {
     @Inject
     private dev.courier.audit.AuditTrail audit;
 
+    @jakarta.annotation.Resource(lookup = "jdbc/courier")
+    private javax.sql.DataSource courier;
+
+    /** Makes producer {@code name} one registered before signing existed: no signing secret. */
+    @DELETE
+    @Path("producers/{name}/signing-secret")
+    public void forgetSigningSecret(@PathParam("name") String name) throws java.sql.SQLException {
+        try (java.sql.Connection c = courier.getConnection();
+                java.sql.PreparedStatement update =
+                        c.prepareStatement("UPDATE courier_rm_producer SET signing_secret = NULL WHERE name = ?")) {
+            update.setString(1, name);
+            if (update.executeUpdate() != 1) {
+                throw new jakarta.ws.rs.NotFoundException("no producer " + name);
+            }
+        }
+    }
+
     /** What the hourly retention job does, with a cutoff of the test's choosing. @return how many were purged */
     @POST
     @Path("audit/purge")
