@@ -4,7 +4,7 @@ import dev.courier.platform.ProblemException;
 
 /**
  * A configured limit would be exceeded: too many queues (HTTP 409) or too many waiting receivers on one
- * queue (HTTP 429). Nothing was changed.
+ * queue, or of one caller on it (HTTP 429). Nothing was changed.
  */
 public class QueueLimitException extends ProblemException {
 
@@ -19,6 +19,14 @@ public class QueueLimitException extends ProblemException {
                 409,
                 "Too many queues",
                 "at most " + limit + " queues may exist (courier.queue.max-queues); drop one first");
+    }
+
+    static QueueLimitException tooManyWaitersOfCaller(QueueName queue, int limit) {
+        return new QueueLimitException(
+                429,
+                "Too many waiting receivers",
+                "you already have " + limit + " waiting receivers on queue " + queue
+                        + " (courier.queue.max-waiters-per-caller); retry later");
     }
 
     static QueueLimitException tooManyWaiters(QueueName queue, int limit) {

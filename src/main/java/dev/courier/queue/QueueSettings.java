@@ -26,6 +26,10 @@ class QueueSettings {
     int maxWaiters;
 
     @Inject
+    @ConfigProperty(name = "courier.queue.max-waiters-per-caller", defaultValue = "100")
+    int maxWaitersPerCaller;
+
+    @Inject
     @ConfigProperty(name = "courier.queue.max-receive", defaultValue = "1000")
     int maxReceive;
 

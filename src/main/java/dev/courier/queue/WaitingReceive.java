@@ -33,6 +33,9 @@ class WaitingReceive {
     private Waiters waiters;
 
     @Inject
+    private CallerWaits callerWaits;
+
+    @Inject
     private QueueSettings settings;
 
     @Resource(lookup = "java:comp/DefaultManagedScheduledExecutorService")
@@ -44,7 +47,7 @@ class WaitingReceive {
      * The caller may end the wait by completing the future (cancel, {@code orTimeout}): nothing more is claimed
      * for it, and a claim that raced its end is given back without counting an attempt.
      *
-     * @throws QueueLimitException 429 when too many receivers already wait on the queue
+     * @throws QueueLimitException 429 when too many receivers already wait on the queue, or too many of the caller's
      */
     CompletableFuture<List<Delivery>> start(QueueName name, int max, Duration lease, Duration wait, Caller caller) {
         return start(name, max, lease, wait, caller, () -> true);
@@ -60,12 +63,20 @@ class WaitingReceive {
         if (wait.isNegative() || wait.compareTo(settings.maxWait) > 0) {
             throw ProblemException.invalid("wait must be between 0 and " + settings.maxWait.toSeconds() + " seconds");
         }
-        Waiters.Signal signal = waiters.enter(name, settings.maxWaiters);
-        Attempt attempt = new Attempt(name, max, lease, caller, signal, System.nanoTime() + wait.toNanos(), present);
+        Runnable callerLeaves = callerWaits.enter(name, caller, settings.maxWaitersPerCaller);
+        Waiters.Signal signal;
+        try {
+            signal = waiters.enter(name, settings.maxWaiters);
+        } catch (RuntimeException e) {
+            callerLeaves.run();
+            throw e;
+        }
+        Attempt attempt = new Attempt(
+                name, max, lease, caller, signal, callerLeaves, System.nanoTime() + wait.toNanos(), present);
         try {
             attempt.run();
         } catch (RuntimeException e) {
-            signal.leave();
+            attempt.ended(); // leaves both, once
             throw e;
         }
         return attempt.result;
@@ -80,6 +91,7 @@ class WaitingReceive {
         private final Duration lease;
         private final Caller caller;
         private final Waiters.Signal signal;
+        private final Runnable callerLeaves;
         private final long deadline;
         private final BooleanSupplier present;
         private final Runnable wake = this::wakeUp;
@@ -94,8 +106,10 @@ class WaitingReceive {
                 Duration lease,
                 Caller caller,
                 Waiters.Signal signal,
+                Runnable callerLeaves,
                 long deadline,
                 BooleanSupplier present) {
+            this.callerLeaves = callerLeaves;
             this.caller = caller;
             this.present = present;
             result.whenComplete((received, failure) -> ended());
@@ -164,6 +178,7 @@ class WaitingReceive {
             left = true;
             signal.forget(wake);
             signal.leave();
+            callerLeaves.run();
             if (next != null) {
                 next.cancel(false);
             }

@@ -341,6 +341,40 @@ class QueueResourceIT {
     }
 
     @Test
+    void should_refuse_a_callers_third_waiting_receiver_with_429_and_keep_places_for_others() throws Exception {
+        Http consumer = http.as("consumer");
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        List<CompletableFuture<Http.Response>> waiting = new ArrayList<>();
+        for (int i = 0; i < 2; i++) { // the test server allows 2 per caller (COURIER_QUEUE_MAX_WAITERS_PER_CALLER)
+            waiting.add(CompletableFuture.supplyAsync(
+                    () -> consumer.post(receive(), "{\"max\": 1, \"waitSeconds\": 8}"), threads));
+        }
+        Eventually.until(
+                "two receivers of one caller waiting",
+                Duration.ofSeconds(6),
+                () -> http.get("api/queues/" + queue).json().getInt("waiting") == 2);
+
+        Http.Response refused = consumer.post(receive(), "{\"max\": 1, \"waitSeconds\": 1}");
+        assertProblem(429, refused);
+        assertTrue(
+                refused.json().getString("detail").contains("courier.queue.max-waiters-per-caller"), refused::toString);
+        assertEquals(
+                200,
+                http.as("partner")
+                        .post(receive(), "{\"max\": 1, \"waitSeconds\": 0.2}")
+                        .status(),
+                "another caller still finds a place");
+        for (CompletableFuture<Http.Response> receiver : waiting) {
+            assertEquals(200, receiver.get(60, TimeUnit.SECONDS).status());
+        }
+        assertEquals(
+                200,
+                consumer.post(receive(), "{\"max\": 1, \"waitSeconds\": 0.2}").status(),
+                "the caller's places are free again once its waits ended");
+        threads.shutdown();
+    }
+
+    @Test
     void should_answer_every_bad_request_with_a_precise_problem() {
         String unknown = "api/queues/nosuchqueue"
                 + UUID.randomUUID().toString().substring(0, 8).replace("-", "");
