@@ -1,5 +1,6 @@
 package dev.courier.queue;
 
+import dev.courier.access.Caller;
 import dev.courier.platform.Json;
 import dev.courier.platform.JsonRequest;
 import dev.courier.platform.ProblemException;
@@ -15,15 +16,18 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.SecurityContext;
 import java.time.Duration;
 
 /**
  * {@code /api/queues/{queue}/messages/{id}/renew} and {@code .../release}: what a receiver does with a lease it
  * holds short of acknowledging it — extend it, or give the message back for a later delivery. Either acts only
  * with the message's current lease token, checked to name the message in the path, so a lease that expired or
- * passed to another receiver can no longer be touched. Errors: unknown queue or message 404; invalid name or body
- * 400; stale or unknown lease token 409; message already acknowledged 410.
+ * passed to another receiver can no longer be touched; a renewal checks the caller's consume grant again, so a
+ * revoked receiver cannot keep a lease alive. Errors: unknown queue or message 404; invalid name or body 400; the
+ * grants leave the caller out 403; stale or unknown lease token 409; message already acknowledged 410.
  */
 @ApplicationScoped
 @Path("queues")
@@ -36,6 +40,9 @@ public class LeaseResource {
     @Inject
     private TransactionalQueue queue;
 
+    @Context
+    private SecurityContext security;
+
     @RolesAllowed(Roles.CONSUMER)
     @POST
     @Path("{queue}/messages/{id}/renew")
@@ -46,7 +53,7 @@ public class LeaseResource {
                 .orElseThrow(() -> ProblemException.invalid("'extendSeconds' is required"));
         String token = QueueParameters.token(
                 queues, name, id, request.string("leaseToken").orElse(null));
-        Lease lease = queue.renewLease(QueueName.of(name), token, extension);
+        Lease lease = queue.renewLease(QueueName.of(name), token, extension, Caller.of(security));
         return Json.createObjectBuilder()
                 .add("leaseToken", lease.token())
                 .add("leaseExpiresAt", lease.expiresAt().toString())

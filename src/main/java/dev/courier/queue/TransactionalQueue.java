@@ -263,11 +263,20 @@ public class TransactionalQueue {
      * an unknown queue, is a 404. Checked on the row the operation reads anyway: no extra query.
      */
     public Lease renewLease(QueueName queue, String token, Duration extension) {
+        return renewLease(queue, token, extension, Caller.TRUSTED);
+    }
+
+    /**
+     * {@link #renewLease(QueueName, String, Duration)} for {@code caller}, whose consume grant on the queue is
+     * checked again (on the definition the renewal reads anyway): a receiver whose grant was revoked cannot keep a
+     * lease alive. @throws dev.courier.access.NotGrantedException 403 when the grants leave the caller out now
+     */
+    public Lease renewLease(QueueName queue, String token, Duration extension, Caller caller) {
         QueueSpec.checkLease(extension);
         String id = LeaseToken.messageId(token);
         try (Connection connection = database.planned()) {
             StoredMessage message = current(connection, queue, id, token);
-            QueueStore.QueueNow located = queues.requireQueue(connection, message.queue());
+            QueueStore.QueueNow located = queues.requireQueue(connection, message.queue(), caller, Action.CONSUME);
             QueueSpec spec = located.spec();
             Instant now = located.now();
             Instant expiry = now.plus(extension);

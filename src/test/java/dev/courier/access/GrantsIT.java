@@ -114,6 +114,23 @@ class GrantsIT {
     }
 
     @Test
+    void should_refuse_to_renew_a_lease_once_the_receivers_grant_is_revoked() {
+        admin.put("api/queues/" + queue, "{\"grants\": {\"consume\": [\"user:partner\"]}}");
+        assertEquals(201, send(producer).status());
+        JsonObject received =
+                receive(partner, 0).json().getJsonArray("messages").getJsonObject(0);
+        String renew = "api/queues/" + queue + "/messages/" + received.getString("id") + "/renew";
+        String body = "{\"leaseToken\": \"" + received.getString("leaseToken") + "\", \"extendSeconds\": 30}";
+        assertEquals(200, partner.post(renew, body).status(), "granted: the renewal goes through");
+
+        assertEquals(
+                200,
+                admin.put("api/queues/" + queue, "{\"grants\": {\"consume\": [\"user:consumer\"]}}")
+                        .status());
+        notGranted(partner.post(renew, body), "'partner' is not granted consume on queue " + queue);
+    }
+
+    @Test
     void should_refuse_malformed_grants_with_400_and_change_nothing() {
         admin.put("api/queues/" + queue, "{\"grants\": {\"send\": [\"user:producer\"]}}");
         for (String bad : new String[] {
