@@ -101,6 +101,11 @@ class DownstreamFailureIT {
         for (String id : ids) {
             f.awaitState(id, "COMPLETED");
         }
+        // The ledger commits before the helper's call returns and counts: wait for the count, not only the state.
+        Eventually.until(
+                "every report went through the batch call",
+                Fixture.SETTLE,
+                () -> http.get("api/test/apps/reports").json().getInt("reports") - before.getInt("reports") >= 5);
         JsonObject after = http.get("api/test/apps/reports").json();
         assertEquals(5, after.getInt("reports") - before.getInt("reports"), "every report went through the batch call");
         int batches = after.getInt("batches") - before.getInt("batches");

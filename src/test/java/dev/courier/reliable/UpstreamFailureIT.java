@@ -309,6 +309,11 @@ class UpstreamFailureIT {
         for (String id : ids) {
             f.awaitState(id, "SENT");
         }
+        // The message turns SENT before the helper's call returns and counts: wait for the count, not only the state.
+        Eventually.until(
+                "every confirm went in a batch",
+                Fixture.SETTLE,
+                () -> http.get("api/test/apps/reports").json().getInt("settles") - before.getInt("settles") >= 10);
         JsonObject after = http.get("api/test/apps/reports").json();
         assertEquals(10, after.getInt("settles") - before.getInt("settles"), "every confirm went in a batch");
         // The first four calls (the most at once) waited at the door with one confirm each; the six that came
