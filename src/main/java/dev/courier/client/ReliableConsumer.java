@@ -131,7 +131,10 @@ public final class ReliableConsumer {
 
     private static AfterCompletionBatches<CourierApi.Report> reporter(
             CourierApi courier, java.util.concurrent.Executor executor) {
-        return executor == null ? null : AfterCompletionBatches.reports(courier, executor, MAX_BATCH, MAX_WAITING);
+        return executor == null
+                ? null
+                : AfterCompletionBatches.reports(
+                        courier, executor, MAX_BATCH, MAX_WAITING, AfterCompletionBatches.DEFAULT_LINGER);
     }
 
     private ReliableConsumer(
@@ -158,7 +161,11 @@ public final class ReliableConsumer {
                 dataSource,
                 transactions,
                 AfterCompletionBatches.reports(
-                        courier, Objects.requireNonNull(executor, "executor is required"), MAX_BATCH, MAX_WAITING));
+                        courier,
+                        Objects.requireNonNull(executor, "executor is required"),
+                        MAX_BATCH,
+                        MAX_WAITING,
+                        AfterCompletionBatches.DEFAULT_LINGER));
     }
 
     /** This consumer making each report on the thread that completed the transaction, one call per report. */

@@ -105,8 +105,10 @@ public final class ReliableProducer {
         this.clock = Clock.systemUTC();
         this.executor = executor;
         this.maxInFlight = maxInFlight;
-        this.settles =
-                executor == null ? null : AfterCompletionBatches.settles(courier, executor, MAX_BATCH, maxInFlight);
+        this.settles = executor == null
+                ? null
+                : AfterCompletionBatches.settles(
+                        courier, executor, MAX_BATCH, maxInFlight, AfterCompletionBatches.DEFAULT_LINGER);
     }
 
     /** This producer confirming on {@code executor}, at most {@code maxInFlight} calls in flight. */

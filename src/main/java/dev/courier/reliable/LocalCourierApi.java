@@ -32,11 +32,16 @@ public class LocalCourierApi implements CourierApi {
     @Inject
     private ReliableMessages messages;
 
+    @Inject
+    private Prepares prepares;
+
+    /** Stored in a transaction of its own, with the prepares that come at the same time ({@link Prepares}). */
     @Override
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public String prepare(
             String topic, String producer, String payloadJson, Map<String, String> headers, Duration checkBackAfter) {
         return refusedAs(
-                () -> messages.prepare(new Prepare(topic, producer, payloadJson, headers, checkBackAfter, null)));
+                () -> prepares.prepare(new Prepare(topic, producer, payloadJson, headers, checkBackAfter, null)));
     }
 
     @Override

@@ -48,6 +48,9 @@ public class MessageResource {
     @Inject
     private Topics topics;
 
+    @Inject
+    private Prepares prepares;
+
     @Context
     private SecurityContext security;
 
@@ -70,7 +73,7 @@ public class MessageResource {
         if (!caller.trusted()) {
             topics.grants(Names.check("topic", topic)).require(caller, Action.SEND, "topic " + topic);
         }
-        String id = messages.prepare(new Prepare(
+        String id = prepares.prepare(new Prepare(
                 topic,
                 producer,
                 payload,

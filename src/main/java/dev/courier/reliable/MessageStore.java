@@ -70,24 +70,34 @@ class MessageStore {
                 instant(rows, i + 14));
     }
 
-    void insertMessage(Connection c, MessageRow m) throws SQLException {
+    /** Inserts the rows in one round trip (one batch). */
+    void insertMessages(Connection c, List<MessageRow> rows) throws SQLException {
         try (PreparedStatement insert = c.prepareStatement("INSERT INTO courier_rm_message (" + MESSAGE_COLUMNS
                 + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-            insert.setString(1, m.id());
-            insert.setString(2, m.topic());
-            insert.setString(3, m.producer());
-            insert.setString(4, m.state().name());
-            insert.setString(5, m.payload());
-            insert.setString(6, m.headers());
-            insert.setLong(7, m.checkBackMs());
-            insert.setTimestamp(8, timestamp(m.deliverAt()), Columns.utc());
-            insert.setInt(9, m.checks());
-            insert.setTimestamp(10, timestamp(m.nextCheckAt()), Columns.utc());
-            insert.setString(11, m.lastError());
-            insert.setLong(12, m.version());
-            insert.setTimestamp(13, timestamp(m.createdAt()), Columns.utc());
-            insert.setTimestamp(14, timestamp(m.updatedAt()), Columns.utc());
-            insert.executeUpdate();
+            for (MessageRow m : rows) {
+                insert.setString(1, m.id());
+                insert.setString(2, m.topic());
+                insert.setString(3, m.producer());
+                insert.setString(4, m.state().name());
+                insert.setString(5, m.payload());
+                insert.setString(6, m.headers());
+                insert.setLong(7, m.checkBackMs());
+                insert.setTimestamp(8, timestamp(m.deliverAt()), Columns.utc());
+                insert.setInt(9, m.checks());
+                insert.setTimestamp(10, timestamp(m.nextCheckAt()), Columns.utc());
+                insert.setString(11, m.lastError());
+                insert.setLong(12, m.version());
+                insert.setTimestamp(13, timestamp(m.createdAt()), Columns.utc());
+                insert.setTimestamp(14, timestamp(m.updatedAt()), Columns.utc());
+                if (rows.size() == 1) {
+                    insert.executeUpdate();
+                } else {
+                    insert.addBatch();
+                }
+            }
+            if (rows.size() > 1) {
+                insert.executeBatch();
+            }
         }
     }
 

@@ -102,6 +102,21 @@ class Protocol {
      *         413 payload too large
      */
     String prepare(Prepare request) {
+        MessageStore.MessageRow row = admit(request);
+        ProblemException refused = store(List.of(row)).get(0);
+        if (refused != null) {
+            throw refused;
+        }
+        return row.id();
+    }
+
+    /**
+     * A prepare's checks that need no database, and the row it would store, its id and trace decided: on the
+     * caller's thread, so that a bad request is refused before it waits for anyone, and the trace is the caller's.
+     *
+     * @throws ProblemException 400 bad names, payload, headers or check-back time; 413 payload too large
+     */
+    MessageStore.MessageRow admit(Prepare request) {
         Names.check("topic", request.topic());
         Names.check("producer", request.producer());
         String payload = Content.payload(request.payload(), settings.maxPayloadBytes);
@@ -111,39 +126,77 @@ class Protocol {
         if (checkBack.isNegative() || checkBack.compareTo(Duration.ofDays(1)) > 0) {
             throw ProblemException.invalid("'checkBackSeconds' must be from 0 to 86400");
         }
-        Instant now = clock.instant();
         String id = UUID.randomUUID().toString();
+        Map<String, String> traced =
+                traces.record(Passage.SEND, MessageTraces.ARTEMIS, request.topic(), id, request.headers());
+        if (traced != request.headers()) {
+            headers = Columns.json(traced); // checked as the caller gave them: the trace header is Courier's
+        }
+        return new MessageStore.MessageRow(
+                id,
+                request.topic(),
+                request.producer(),
+                MessageState.PENDING,
+                payload,
+                headers,
+                checkBack.toMillis(),
+                request.deliverAt(),
+                0,
+                null, // the check-back is due from the moment it is stored
+                null,
+                0,
+                null,
+                null);
+    }
+
+    /**
+     * Stores admitted prepares in the current transaction, the rows of all whose producer and topic hold in one
+     * batch of inserts; each is answered on its own: null when stored, else the problem that refused it (404 an
+     * unknown producer or a topic without subscribers), which wrote nothing.
+     */
+    List<ProblemException> store(List<MessageStore.MessageRow> admitted) {
+        Instant now = clock.instant();
+        List<ProblemException> refused = new ArrayList<>(admitted.size());
+        List<MessageStore.MessageRow> rows = new ArrayList<>(admitted.size());
+        List<HistoryStore.Moved> prepared = new ArrayList<>(admitted.size());
         try (Connection c = database.connection()) {
-            if (!producers
-                    .topicHasSubscribers(c, request.producer(), request.topic())
-                    .orElseThrow(() -> new UnknownResourceException("producer", request.producer()))) {
-                throw new UnknownResourceException("topic", request.topic());
-            }
-            Map<String, String> traced =
-                    traces.record(Passage.SEND, MessageTraces.ARTEMIS, request.topic(), id, request.headers());
-            if (traced != request.headers()) {
-                headers = Columns.json(traced); // checked as the caller gave them: the trace header is Courier's
-            }
-            messages.insertMessage(
-                    c,
-                    new MessageStore.MessageRow(
-                            id,
-                            request.topic(),
-                            request.producer(),
-                            MessageState.PENDING,
-                            payload,
-                            headers,
-                            checkBack.toMillis(),
-                            request.deliverAt(),
-                            0,
-                            now.plus(checkBack),
-                            null,
-                            0,
+            Map<List<String>, Optional<Boolean>> known = new java.util.HashMap<>();
+            for (MessageStore.MessageRow a : admitted) {
+                Optional<Boolean> subscribed = known.get(List.of(a.producer(), a.topic()));
+                if (subscribed == null) {
+                    subscribed = producers.topicHasSubscribers(c, a.producer(), a.topic());
+                    known.put(List.of(a.producer(), a.topic()), subscribed);
+                }
+                if (subscribed.isEmpty()) {
+                    refused.add(new UnknownResourceException("producer", a.producer()));
+                } else if (!subscribed.get()) {
+                    refused.add(new UnknownResourceException("topic", a.topic()));
+                } else {
+                    refused.add(null);
+                    rows.add(new MessageStore.MessageRow(
+                            a.id(),
+                            a.topic(),
+                            a.producer(),
+                            a.state(),
+                            a.payload(),
+                            a.headers(),
+                            a.checkBackMs(),
+                            a.deliverAt(),
+                            a.checks(),
+                            now.plusMillis(a.checkBackMs()),
+                            a.lastError(),
+                            a.version(),
                             now,
                             now));
-            history.record(c, id, null, null, MessageState.PENDING, "prepared", now);
-            faults.checkpoint(AFTER_PREPARE);
-            return id;
+                    prepared.add(new HistoryStore.Moved(a.id(), null, null, MessageState.PENDING, "prepared"));
+                }
+            }
+            if (!rows.isEmpty()) {
+                messages.insertMessages(c, rows);
+                history.record(c, prepared, now);
+                faults.checkpoint(AFTER_PREPARE);
+            }
+            return refused;
         } catch (SQLException e) {
             throw new IllegalStateException("prepare failed", e);
         }

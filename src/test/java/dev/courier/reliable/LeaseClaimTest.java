@@ -125,9 +125,9 @@ class LeaseClaimTest {
 
     private static void message(Connection c, String id, MessageState state, Instant nextCheckAt) throws SQLException {
         new MessageStore()
-                .insertMessage(
+                .insertMessages(
                         c,
-                        new MessageStore.MessageRow(
+                        List.of(new MessageStore.MessageRow(
                                 id,
                                 "orders",
                                 "shop",
@@ -141,7 +141,7 @@ class LeaseClaimTest {
                                 null,
                                 7,
                                 NOW.minusSeconds(3600),
-                                NOW.minusSeconds(3600)));
+                                NOW.minusSeconds(3600))));
     }
 
     private static Instant nextAttempt(Connection c, String notice) throws SQLException {

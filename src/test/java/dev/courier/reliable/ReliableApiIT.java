@@ -9,11 +9,16 @@ import dev.courier.testing.Broker;
 import dev.courier.testing.CourierDeployment;
 import dev.courier.testing.Eventually;
 import dev.courier.testing.Http;
+import dev.courier.testing.Metrics;
 import jakarta.json.JsonObject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
@@ -480,6 +485,70 @@ class ReliableApiIT {
                         .json()
                         .getJsonArray("messages")
                         .size());
+    }
+
+    @Test
+    void should_store_the_prepares_that_wait_together_in_one_transaction_each_answered_on_its_own() throws Exception {
+        f.register(f.producer, "BARRIER").subscribe("a");
+        Metrics metrics = new Metrics(http);
+        f.prepare("{}", 10); // the batch metrics exist from the first prepare on
+        assertEquals(
+                204,
+                http.post("api/test/faults/reliable.prepare.after-store?times=1&hold=true", "")
+                        .status());
+        ExecutorService callers = Executors.newFixedThreadPool(7);
+        try {
+            Future<Http.Response> first = callers.submit(() -> prepareAs(f.producer));
+            Eventually.until(
+                    "the first batch held in its transaction",
+                    Fixture.SETTLE,
+                    () -> http.get("api/test/faults/reliable.prepare.after-store/held")
+                                    .json()
+                                    .getInt("held")
+                            == 1);
+            double batches = metrics.value("courier_reliable_prepare_batch_size_count");
+            double prepares = metrics.value("courier_reliable_prepare_batch_size_sum");
+            List<Future<Http.Response>> together = new java.util.ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                together.add(callers.submit(() -> prepareAs(f.producer)));
+            }
+            Future<Http.Response> unknown = callers.submit(() -> prepareAs(Fixture.unique("nobody")));
+            Eventually.until(
+                    "six prepares waiting behind the held batch",
+                    Fixture.SETTLE,
+                    () -> metrics.value("courier_reliable_prepares_waiting") == 6);
+
+            http.delete("api/test/faults");
+
+            assertEquals(201, first.get(30, TimeUnit.SECONDS).status());
+            for (Future<Http.Response> prepared : together) {
+                Http.Response answer = prepared.get(30, TimeUnit.SECONDS);
+                assertEquals(201, answer.status(), answer::toString);
+            }
+            Http.Response refused = unknown.get(30, TimeUnit.SECONDS);
+            assertEquals(404, refused.status(), refused::toString);
+            assertTrue(refused.body().contains("producer"), refused::toString);
+            assertEquals(
+                    batches + 1,
+                    metrics.value("courier_reliable_prepare_batch_size_count"),
+                    "the six that waited went in one batch");
+            assertEquals(prepares + 6, metrics.value("courier_reliable_prepare_batch_size_sum"));
+            assertEquals(
+                    7,
+                    http.get("api/messages?state=PENDING&producer=" + f.producer)
+                            .json()
+                            .getJsonArray("messages")
+                            .size(),
+                    "every accepted prepare stored, the refused one not");
+        } finally {
+            callers.shutdownNow();
+        }
+    }
+
+    private Http.Response prepareAs(String producer) {
+        return http.post(
+                "api/messages",
+                "{\"topic\": \"" + f.topic + "\", \"producer\": \"" + producer + "\", \"payload\": {}}");
     }
 
     @Test
