@@ -6,7 +6,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -35,18 +34,10 @@ final class AfterCompletionBatches<T> {
     private final int maxQueued;
     private final ConcurrentLinkedQueue<T> queue = new ConcurrentLinkedQueue<>();
     private final AtomicInteger queued = new AtomicInteger();
-    /** How long a drain waits for more items, by default. EXPERIMENT: env knob, to be removed. */
-    static final java.time.Duration DEFAULT_LINGER =
-            java.time.Duration.ofMillis(Long.parseLong(System.getenv().getOrDefault("COURIER_CLIENT_LINGER_MS", "5")));
-
     /** Calls on their way at once, at most. */
     static final int MAX_CALLS = 4;
 
     private final AtomicInteger drains = new AtomicInteger();
-    /** Drains waiting out {@link #linger} before they take their batch: a new item joins them, starts no drain. */
-    private final AtomicInteger lingering = new AtomicInteger();
-    /** How long a drain waits for more items before it takes a batch that is not full. */
-    private final long lingerNanos;
 
     /**
      * @param what the items' name in warnings ("reports", "confirms and cancels")
@@ -60,8 +51,7 @@ final class AfterCompletionBatches<T> {
             Function<T, String> messageId,
             Executor executor,
             int maxBatch,
-            int maxQueued,
-            java.time.Duration linger) {
+            int maxQueued) {
         this.what = what;
         this.recovery = recovery;
         this.send = send;
@@ -69,11 +59,10 @@ final class AfterCompletionBatches<T> {
         this.executor = executor;
         this.maxBatch = maxBatch;
         this.maxQueued = maxQueued;
-        this.lingerNanos = linger.toNanos();
     }
 
     static AfterCompletionBatches<CourierApi.Report> reports(
-            CourierApi courier, Executor executor, int maxBatch, int maxQueued, java.time.Duration linger) {
+            CourierApi courier, Executor executor, int maxBatch, int maxQueued) {
         return new AfterCompletionBatches<>(
                 "reports",
                 "Courier redelivers the message after the delivery timeout",
@@ -81,12 +70,11 @@ final class AfterCompletionBatches<T> {
                 CourierApi.Report::messageId,
                 executor,
                 maxBatch,
-                maxQueued,
-                linger);
+                maxQueued);
     }
 
     static AfterCompletionBatches<CourierApi.Settle> settles(
-            CourierApi courier, Executor executor, int maxBatch, int maxQueued, java.time.Duration linger) {
+            CourierApi courier, Executor executor, int maxBatch, int maxQueued) {
         return new AfterCompletionBatches<>(
                 "confirms and cancels",
                 "Courier's check-back settles the message",
@@ -94,8 +82,7 @@ final class AfterCompletionBatches<T> {
                 CourierApi.Settle::messageId,
                 executor,
                 maxBatch,
-                maxQueued,
-                linger);
+                maxQueued);
     }
 
     /** @return false when the item was dropped at once (too many waiting, or the executor refused) */
@@ -116,9 +103,6 @@ final class AfterCompletionBatches<T> {
     }
 
     private boolean drain() {
-        if (lingering.get() > 0) {
-            return true; // a drain gathering its batch takes it
-        }
         int running;
         do {
             running = drains.get();
@@ -126,18 +110,10 @@ final class AfterCompletionBatches<T> {
                 return true; // a running drain takes it
             }
         } while (!drains.compareAndSet(running, running + 1));
-        // Counted as lingering from now, not from when the executor runs it: the items that come meanwhile join it.
-        boolean linger = lingerNanos > 0;
-        if (linger) {
-            lingering.incrementAndGet();
-        }
         try {
-            executor.execute(() -> run(linger));
+            executor.execute(this::run);
             return true;
         } catch (RejectedExecutionException e) {
-            if (linger) {
-                lingering.decrementAndGet();
-            }
             drains.decrementAndGet();
             LOG.log(Level.WARNING, "the executor refused to send " + what + "; " + recovery, e);
             List<T> dropped;
@@ -148,13 +124,10 @@ final class AfterCompletionBatches<T> {
         }
     }
 
-    /** @param lingeringCounted this drain was counted in {@link #lingering} when it was started */
-    private void run(boolean lingeringCounted) {
+    private void run() {
         try {
             List<T> batch;
-            boolean counted = lingeringCounted;
-            while (!(batch = lingerAndTake(counted)).isEmpty()) {
-                counted = false;
+            while (!(batch = take()).isEmpty()) {
                 send(batch);
             }
         } finally {
@@ -162,31 +135,6 @@ final class AfterCompletionBatches<T> {
             if (!queue.isEmpty()) {
                 drain(); // an item came between the last take and the count
             }
-        }
-    }
-
-    /**
-     * Waits out the linger when fewer than a full batch wait, so that the items of the next few milliseconds go in
-     * the same call: at one item per call the fixed cost of a call (a request, a transaction in Courier, the relay's
-     * broker and database transactions behind a confirm) is paid per message. Items that come meanwhile start no
-     * drain of their own. The drain loops until it takes nothing, so an item that saw it lingering is taken.
-     *
-     * @param counted this drain is counted in {@link #lingering} already
-     */
-    private List<T> lingerAndTake(boolean counted) {
-        if (!counted) {
-            if (lingerNanos <= 0 || queued.get() >= maxBatch) {
-                return take();
-            }
-            lingering.incrementAndGet();
-        }
-        try {
-            if (queued.get() < maxBatch) {
-                LockSupport.parkNanos(lingerNanos);
-            }
-            return take();
-        } finally {
-            lingering.decrementAndGet();
         }
     }
 

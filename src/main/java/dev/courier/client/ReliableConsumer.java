@@ -131,10 +131,7 @@ public final class ReliableConsumer {
 
     private static AfterCompletionBatches<CourierApi.Report> reporter(
             CourierApi courier, java.util.concurrent.Executor executor) {
-        return executor == null
-                ? null
-                : AfterCompletionBatches.reports(
-                        courier, executor, MAX_BATCH, MAX_WAITING, AfterCompletionBatches.DEFAULT_LINGER);
+        return executor == null ? null : AfterCompletionBatches.reports(courier, executor, MAX_BATCH, MAX_WAITING);
     }
 
     private ReliableConsumer(
@@ -161,11 +158,7 @@ public final class ReliableConsumer {
                 dataSource,
                 transactions,
                 AfterCompletionBatches.reports(
-                        courier,
-                        Objects.requireNonNull(executor, "executor is required"),
-                        MAX_BATCH,
-                        MAX_WAITING,
-                        AfterCompletionBatches.DEFAULT_LINGER));
+                        courier, Objects.requireNonNull(executor, "executor is required"), MAX_BATCH, MAX_WAITING));
     }
 
     /** This consumer making each report on the thread that completed the transaction, one call per report. */

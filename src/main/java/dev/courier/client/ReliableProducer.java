@@ -105,10 +105,8 @@ public final class ReliableProducer {
         this.clock = Clock.systemUTC();
         this.executor = executor;
         this.maxInFlight = maxInFlight;
-        this.settles = executor == null
-                ? null
-                : AfterCompletionBatches.settles(
-                        courier, executor, MAX_BATCH, maxInFlight, AfterCompletionBatches.DEFAULT_LINGER);
+        this.settles =
+                executor == null ? null : AfterCompletionBatches.settles(courier, executor, MAX_BATCH, maxInFlight);
     }
 
     /** This producer confirming on {@code executor}, at most {@code maxInFlight} calls in flight. */

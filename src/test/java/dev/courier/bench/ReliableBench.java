@@ -98,11 +98,11 @@ class ReliableBench {
                 helpers(helpers, InboxListeners.LOCAL, 4, 400);
                 helpers(helpers, InboxListeners.XA, 4, 200);
             }
-            String only = System.getProperty("reliable.bench.only", ""); // helpers, or in-process for that row alone
-            if (only.equals("helpers") || only.equals(IN_PROCESS)) {
-                List<String> mdbs = only.equals(IN_PROCESS)
-                        ? List.of(IN_PROCESS)
-                        : List.of(InboxListeners.LOCAL, InboxListeners.XA, IN_PROCESS);
+            // helpers: the three helper rows alone; or one of them by its MDB (mdb-local, mdb-xa, in-process)
+            String only = System.getProperty("reliable.bench.only", "");
+            List<String> helperRows = List.of(InboxListeners.LOCAL, InboxListeners.XA, IN_PROCESS);
+            if (only.equals("helpers") || helperRows.contains(only)) {
+                List<String> mdbs = only.equals("helpers") ? helperRows : List.of(only);
                 for (int producers : PRODUCERS) {
                     for (String mdb : mdbs) {
                         JsonObject r = helpers(helpers, mdb, producers, MESSAGES);

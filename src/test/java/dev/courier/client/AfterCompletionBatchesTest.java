@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -53,7 +52,7 @@ class AfterCompletionBatchesTest {
     @Test
     void no_more_calls_at_once_than_the_limit_and_what_comes_meanwhile_goes_together_next() throws Exception {
         AfterCompletionBatches<String> batches =
-                new AfterCompletionBatches<>("items", "recovery", held, id -> id, executor, 500, 10_000, Duration.ZERO);
+                new AfterCompletionBatches<>("items", "recovery", held, id -> id, executor, 500, 10_000);
         for (int i = 0; i < AfterCompletionBatches.MAX_CALLS; i++) {
             assertTrue(batches.add("m" + i));
             awaitRunning(i + 1); // each on a call of its own, held
@@ -81,53 +80,9 @@ class AfterCompletionBatchesTest {
     }
 
     @Test
-    void the_items_that_come_while_a_drain_lingers_go_in_its_call() throws Exception {
-        release.countDown(); // calls return at once
-        AfterCompletionBatches<String> batches = new AfterCompletionBatches<>(
-                "items", "recovery", held, id -> id, executor, 500, 10_000, Duration.ofSeconds(1));
-        for (int i = 0; i < 10; i++) {
-            assertTrue(batches.add("m" + i));
-        }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (batches.waiting() > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertEquals(0, batches.waiting());
-        assertEquals(1, calls.size(), "one call for the ten items: " + calls);
-        assertEquals(10, calls.get(0).size());
-        assertEquals(1, mostAtOnce.get());
-
-        assertTrue(batches.add("later"));
-        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (batches.waiting() > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertEquals(List.of("later"), calls.get(1), "an item after the drain ended starts a drain of its own");
-    }
-
-    @Test
-    void without_a_linger_the_first_item_goes_at_once() throws Exception {
-        AfterCompletionBatches<String> batches =
-                new AfterCompletionBatches<>("items", "recovery", held, id -> id, executor, 500, 10_000, Duration.ZERO);
-        assertTrue(batches.add("first"));
-        awaitRunning(1); // on its way while nothing else came
-        for (int i = 0; i < 5; i++) {
-            assertTrue(batches.add("m" + i));
-        }
-        release.countDown();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (batches.waiting() > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
-        assertEquals(
-                List.of("first"),
-                calls.stream().filter(c -> c.contains("first")).findFirst().orElseThrow());
-    }
-
-    @Test
     void an_item_past_the_waiting_limit_is_dropped_at_once() throws Exception {
         AfterCompletionBatches<String> batches =
-                new AfterCompletionBatches<>("items", "recovery", held, id -> id, executor, 500, 3, Duration.ZERO);
+                new AfterCompletionBatches<>("items", "recovery", held, id -> id, executor, 500, 3);
         assertTrue(batches.add("a"));
         assertTrue(batches.add("b"));
         assertTrue(batches.add("c"));
