@@ -7,11 +7,14 @@ import java.util.regex.Pattern;
 
 /**
  * One entry of a grant: a principal ({@code user:alice}) or a group ({@code group:payments}) of the user
- * registry or of a token's {@code groups} claim. Names are 1–128 letters, digits and {@code . _ @ + -}.
+ * registry or of a token's {@code groups} claim. Names are 1–128 letters, digits and {@code . _ @ + -}; a group's
+ * name may also be a path, as identity providers send it ({@code group:/emea/payments}), and is matched whole:
+ * {@code /emea/payments} and {@code /apac/payments} are different groups.
  */
 public record Grantee(Kind kind, String name) {
 
     static final Pattern NAME = Pattern.compile("[A-Za-z0-9._@+\\-]{1,128}");
+    static final Pattern GROUP_PATH = Pattern.compile("/?[A-Za-z0-9._@+\\-]+(/[A-Za-z0-9._@+\\-]+)*");
 
     /** Whom an entry names. */
     public enum Kind {
@@ -21,8 +24,14 @@ public record Grantee(Kind kind, String name) {
 
     public Grantee {
         Objects.requireNonNull(kind, "kind");
-        if (name == null || !NAME.matcher(name).matches()) {
-            throw ProblemException.invalid("a grantee's name is 1 to 128 letters, digits and . _ @ + -");
+        boolean valid = name != null
+                && (NAME.matcher(name).matches()
+                        || (kind == Kind.GROUP
+                                && name.length() <= 128
+                                && GROUP_PATH.matcher(name).matches()));
+        if (!valid) {
+            throw ProblemException.invalid("a grantee's name is 1 to 128 letters, digits and . _ @ + -"
+                    + " (a group's may be a path: /emea/payments)");
         }
     }
 

@@ -45,6 +45,15 @@ class GrantsTest {
     }
 
     @Test
+    void should_match_a_groups_full_path_whole() {
+        Grants grants = grants("{\"consume\": [\"group:/emea/payments\"]}");
+        assertTrue(grants.allow(Caller.of("a", "/emea/payments"::equals), Action.CONSUME));
+        assertFalse(grants.allow(Caller.of("b", "/apac/payments"::equals), Action.CONSUME));
+        assertFalse(grants.allow(Caller.of("c", "payments"::equals), Action.CONSUME));
+        assertEquals(grants, Grants.decode(grants.encode()));
+    }
+
+    @Test
     void should_store_and_read_back_the_same_grants() {
         Grants grants = grants("{\"send\": [\"user:a.b@example.com\"], \"consume\": [\"group:x-y\", \"user:z_1\"]}");
         assertEquals("send user:a.b@example.com\nconsume group:x-y user:z_1", grants.encode());
@@ -74,7 +83,12 @@ class GrantsTest {
             "{\"send\": [\"role:x\"]}",
             "{\"send\": [\"user:a b\"]}",
             "{\"send\": [\"user:a\\nconsume\"]}",
-            "{\"send\": [\"user:" + "x".repeat(129) + "\"]}"
+            "{\"send\": [\"user:" + "x".repeat(129) + "\"]}",
+            "{\"send\": [\"user:/emea/alice\"]}",
+            "{\"send\": [\"group:/emea//payments\"]}",
+            "{\"send\": [\"group:/emea/payments/\"]}",
+            "{\"send\": [\"group:/\"]}",
+            "{\"send\": [\"group:/" + "x".repeat(128) + "\"]}"
         }) {
             ProblemException refused = assertThrows(ProblemException.class, () -> grants(bad), bad);
             assertEquals(400, refused.status(), bad);

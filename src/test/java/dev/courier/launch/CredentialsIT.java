@@ -13,8 +13,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code bin/credentials} writes each run's registry with that run's users only: a product run after a lab run
- * has no lab user, and every user keeps the password it was given first. Needs the built Liberty (its
- * securityUtility hashes the passwords), hence an integration test.
+ * has no lab user, and every user keeps the password it was given first. The registry holds hashes only; the
+ * passwords the server's own callers present (the demo services', the tests') are in an owner-only file of their
+ * own. Needs the built Liberty (its securityUtility hashes the passwords), hence an integration test.
  */
 class CredentialsIT {
 
@@ -33,7 +34,7 @@ class CredentialsIT {
         String lab = registry();
         assertTrue(lab.contains("<user name=\"scenario-orders\""), lab);
         assertTrue(lab.contains("<user name=\"scenario-inventory\""), lab);
-        assertTrue(lab.contains("courier.scenario.orders.password"), lab);
+        assertTrue(services().contains("courier.scenario.orders.password"), services());
         assertEquals(admin, password("admin"), "admin keeps its password");
         String orders = password("scenario-orders");
 
@@ -44,6 +45,31 @@ class CredentialsIT {
         run("--lab");
         assertEquals(orders, password("scenario-orders"), "a lab user keeps its password between lab runs");
         assertEquals(lab, registry());
+        assertFalse(services().contains(admin), "no admin password for a lab run");
+
+        run("--test");
+        String test = registry();
+        for (String line : Files.readAllLines(data.resolve("security/credentials.properties"))) {
+            if (!line.startsWith("#") && line.contains("=")) {
+                String secret = line.substring(line.indexOf('=') + 1);
+                assertFalse(
+                        test.contains(secret),
+                        "users.xml holds " + line.substring(0, line.indexOf('=')) + "'s password in clear");
+            }
+        }
+        assertTrue(services().contains("courier.test.password"), services());
+        assertEquals(
+                java.util.Set.of(
+                        java.nio.file.attribute.PosixFilePermission.OWNER_READ,
+                        java.nio.file.attribute.PosixFilePermission.OWNER_WRITE),
+                Files.getPosixFilePermissions(data.resolve("security/services.xml")),
+                "the services' passwords are readable by their owner only");
+        run();
+        assertFalse(services().contains("value="), "a product run keeps no service password: " + services());
+    }
+
+    private String services() throws Exception {
+        return Files.readString(data.resolve("security/services.xml"));
     }
 
     @Test

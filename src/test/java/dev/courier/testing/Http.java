@@ -144,6 +144,20 @@ public final class Http {
         return httpsGet("localhost", path, authorization);
     }
 
+    /** This machine's first IPv4 address other than loopback: calls to it are calls from another host. */
+    public static String externalAddress() throws java.net.SocketException {
+        java.net.InetAddress address =
+                java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces()).stream()
+                        .flatMap(i -> java.util.Collections.list(i.getInetAddresses()).stream())
+                        .filter(a ->
+                                a instanceof java.net.Inet4Address && !a.isLoopbackAddress() && !a.isLinkLocalAddress())
+                        .findFirst()
+                        .orElse(null);
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                address != null, "this machine has an address other than loopback");
+        return address.getHostAddress();
+    }
+
     /**
      * A GET over HTTPS to the test server at {@code host} (port {@code COURIER_HTTPS_PORT}, 19443), trusting its
      * self-signed certificate whatever name it bears; {@code authorization} may be null.

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Test;
  * {@code COURIER_AUTH} holding something other than an authentication mode (credentials exported for curl under
  * that name, the quick start's old trap): {@code bin/courier} refuses before it builds anything, and a server
  * started another way logs why and does not start Courier. Neither says the value, which may be a password (Liberty's
- * own warning about the missing {@code auth-<value>.xml} does).
+ * own warning about the missing {@code auth-<value>.xml} does). Tokens without an audience to require are refused
+ * the same way ({@link AuthenticationModeTest} for the server's rule).
  */
 class AuthenticationModeIT {
 
@@ -35,6 +36,18 @@ class AuthenticationModeIT {
         assertEquals(2, process.exitValue(), output);
         assertTrue(output.contains("COURIER_AUTH must be the authentication mode, basic or jwt"), output);
         assertFalse(output.contains("s3cret"), output);
+    }
+
+    @Test
+    void bin_courier_should_refuse_tokens_without_an_audience_to_require() throws Exception {
+        ProcessBuilder builder = new ProcessBuilder("bin/courier").redirectErrorStream(true);
+        builder.environment().put("COURIER_AUTH", "jwt");
+        builder.environment().remove("MP_JWT_VERIFY_AUDIENCES");
+        Process process = builder.start();
+        assertTrue(process.waitFor(30, TimeUnit.SECONDS), "bin/courier did not stop");
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(2, process.exitValue(), output);
+        assertTrue(output.contains("COURIER_AUTH=jwt needs MP_JWT_VERIFY_AUDIENCES"), output);
     }
 
     @Test

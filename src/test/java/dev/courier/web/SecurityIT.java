@@ -160,7 +160,7 @@ class SecurityIT {
 
     @Test
     void should_refuse_a_password_over_plain_http_from_another_host_and_take_it_over_https() throws Exception {
-        String host = externalAddress();
+        String host = Http.externalAddress();
         Http remote = new Http("http://" + host + ":" + http.uri("/").getPort() + "/");
 
         Http.Response refused = remote.get("api/queues");
@@ -182,7 +182,7 @@ class SecurityIT {
     @Test
     void should_lock_out_an_address_after_failed_logins_even_for_the_right_password_until_the_lockout_passes()
             throws Exception {
-        String host = externalAddress();
+        String host = Http.externalAddress();
         Thread.sleep(3_500); // earlier failures from this address (another test's wrong password) age out first
         String wrong = Http.basic("admin", "guess");
         for (int guess = 1; guess < 10; guess++) { // the limit is 10 failures within the lockout (3 s in the tests)
@@ -285,20 +285,6 @@ class SecurityIT {
     /** The status of a GET over HTTPS to this server at {@code host}. */
     private static int httpsStatus(String host, String path, String authorization) {
         return Http.httpsGet(host, path, authorization).status();
-    }
-
-    /** This machine's first IPv4 address other than loopback: calls to it are calls from another host. */
-    private static String externalAddress() throws java.net.SocketException {
-        java.net.InetAddress address =
-                java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces()).stream()
-                        .flatMap(i -> java.util.Collections.list(i.getInetAddresses()).stream())
-                        .filter(a ->
-                                a instanceof java.net.Inet4Address && !a.isLoopbackAddress() && !a.isLinkLocalAddress())
-                        .findFirst()
-                        .orElse(null);
-        org.junit.jupiter.api.Assumptions.assumeTrue(
-                address != null, "this machine has an address other than loopback");
-        return address.getHostAddress();
     }
 
     /** "METHOD path" of every operation in the served OpenAPI document and the lab's, but the test applications' own. */

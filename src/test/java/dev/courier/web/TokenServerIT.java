@@ -26,13 +26,15 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Courier configured for tokens ({@code COURIER_AUTH=jwt}), as production runs it behind an identity provider:
- * a server of its own that trusts one issuer and one public key, both made up by this test, which signs its own
- * tokens (RS256). A valid token's {@code groups} grant roles; an expired token, another issuer, another key's
- * signature, no token, or Basic credentials get 401.
+ * a server of its own that trusts one issuer, one audience and one public key, all made up by this test, which
+ * signs its own tokens (RS256). A valid token's {@code groups} grant roles, and its group paths are kept whole; an
+ * expired token, another issuer, another audience or none, another key's signature, no token, or Basic credentials
+ * get 401; a token over plain HTTP from another host gets 403.
  */
 class TokenServerIT {
 
     private static final String ISSUER = "https://issuer.courier.test";
+    private static final String AUDIENCE = "courier-test";
 
     private static LibertyProcess server;
     private static KeyPair trusted;
@@ -52,7 +54,8 @@ class TokenServerIT {
         server = new LibertyProcess("courier-jwt", port + 3, port + 4)
                 .environment("COURIER_AUTH", "jwt")
                 .environment("MP_JWT_VERIFY_PUBLICKEY_LOCATION", key.toUri().toString())
-                .environment("MP_JWT_VERIFY_ISSUER", ISSUER);
+                .environment("MP_JWT_VERIFY_ISSUER", ISSUER)
+                .environment("MP_JWT_VERIFY_AUDIENCES", AUDIENCE);
         LibertyProcess.startAll(server);
         http = server.http().anonymous();
     }
@@ -118,12 +121,54 @@ class TokenServerIT {
     }
 
     @Test
-    void should_refuse_an_expired_token_another_issuer_another_key_and_no_token() throws Exception {
+    void should_keep_a_groups_full_path_so_that_two_groups_of_one_name_stay_apart() throws Exception {
+        Instant later = Instant.now().plus(Duration.ofMinutes(5));
+        String admin = token(trusted.getPrivate(), ISSUER, later, "courier-admin");
+        call("DELETE", "api/queues/token_paths", admin, null); // left by an earlier run that failed
+        assertEquals(
+                201,
+                call("PUT", "api/queues/token_paths", admin, "{\"grants\": {\"consume\": [\"group:/emea/payments\"]}}")
+                        .status());
+        try {
+            String member = token(trusted.getPrivate(), ISSUER, later, "courier-consumer", "/emea/payments");
+            String namesake = token(trusted.getPrivate(), ISSUER, later, "courier-consumer", "/apac/payments");
+            Http.Response granted = call("POST", "api/queues/token_paths/receive", member, "{\"max\": 1}");
+            assertEquals(200, granted.status(), "the granted path: " + granted);
+            Http.Response refused = call("POST", "api/queues/token_paths/receive", namesake, "{\"max\": 1}");
+            assertEquals(403, refused.status(), "another parent's group of the same name: " + refused);
+            assertEquals("urn:courier:problem:not-granted", refused.json().getString("type"));
+        } finally {
+            call("DELETE", "api/queues/token_paths", admin, null);
+        }
+    }
+
+    @Test
+    void should_refuse_a_token_over_plain_http_from_another_host_and_take_it_over_https() throws Exception {
+        String host = Http.externalAddress();
+        String admin = token(trusted.getPrivate(), ISSUER, Instant.now().plus(Duration.ofMinutes(5)), "courier-admin");
+        Http remote = new Http("http://" + host + ":" + http.uri("/").getPort() + "/").anonymous();
+        Http.Response refused = remote.send(HttpRequest.newBuilder(remote.uri("api/queues"))
+                .header("Authorization", "Bearer " + admin)
+                .GET());
+        assertEquals(403, refused.status(), refused::toString);
+        assertEquals("urn:courier:problem:https-required", refused.json().getString("type"), refused::toString);
+        assertEquals(200, call("GET", "api/queues", admin, null).status(), "from this machine, plain HTTP is taken");
+        int https = Integer.parseInt(System.getProperty("it.http.port", "19080")) + 4;
+        assertEquals(
+                200,
+                Http.httpsGet(host, https, "api/queues", "Bearer " + admin).status(),
+                "over HTTPS a token is taken from anywhere");
+    }
+
+    @Test
+    void should_refuse_an_expired_token_another_issuer_another_audience_another_key_and_no_token() throws Exception {
         Instant later = Instant.now().plus(Duration.ofMinutes(5));
         String expired = token(trusted.getPrivate(), ISSUER, Instant.now().minus(Duration.ofHours(1)), "courier-admin");
         String otherIssuer = token(trusted.getPrivate(), "https://somebody.else", later, "courier-admin");
+        String otherAudience = token(trusted.getPrivate(), ISSUER, "another-application", later, "courier-admin");
+        String noAudience = token(trusted.getPrivate(), ISSUER, null, later, "courier-admin");
         String otherKey = token(rsa().getPrivate(), ISSUER, later, "courier-admin");
-        for (String refused : new String[] {expired, otherIssuer, otherKey}) {
+        for (String refused : new String[] {expired, otherIssuer, otherAudience, noAudience, otherKey}) {
             Http.Response answer = call("GET", "api/queues", refused, null);
             assertEquals(401, answer.status(), answer::toString);
             assertTrue(answer.contentType().startsWith("application/problem+json"), answer::toString);
@@ -145,8 +190,14 @@ class TokenServerIT {
                                 .method(method, HttpRequest.BodyPublishers.ofString(json)));
     }
 
-    /** A signed JWT (RS256) for user "tester" in {@code groups}. */
+    /** A signed JWT (RS256) for user "tester" in {@code groups}, for Courier's audience. */
     private static String token(PrivateKey key, String issuer, Instant expires, String... groups)
+            throws GeneralSecurityException {
+        return token(key, issuer, AUDIENCE, expires, groups);
+    }
+
+    /** A signed JWT (RS256) for user "tester" in {@code groups}, for {@code audience} (none when null). */
+    private static String token(PrivateKey key, String issuer, String audience, Instant expires, String... groups)
             throws GeneralSecurityException {
         JsonArrayBuilder groupArray = Json.createArrayBuilder();
         for (String group : groups) {
@@ -158,18 +209,19 @@ class TokenServerIT {
                 .add("typ", "JWT")
                 .build()
                 .toString();
-        String claims = Json.createObjectBuilder()
-                .add("iss", issuer)
+        jakarta.json.JsonObjectBuilder claims = Json.createObjectBuilder();
+        if (audience != null) {
+            claims.add("aud", audience);
+        }
+        claims.add("iss", issuer)
                 .add("sub", "tester")
                 .add("upn", "tester")
                 .add("jti", UUID.randomUUID().toString())
                 .add("iat", issued.getEpochSecond())
                 .add("exp", expires.getEpochSecond())
-                .add("groups", groupArray)
-                .build()
-                .toString();
+                .add("groups", groupArray);
         String signed = base64Url(header.getBytes(StandardCharsets.UTF_8)) + "."
-                + base64Url(claims.getBytes(StandardCharsets.UTF_8));
+                + base64Url(claims.build().toString().getBytes(StandardCharsets.UTF_8));
         Signature signature = Signature.getInstance("SHA256withRSA");
         signature.initSign(key);
         signature.update(signed.getBytes(StandardCharsets.US_ASCII));

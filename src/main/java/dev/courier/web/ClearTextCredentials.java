@@ -16,15 +16,15 @@ import java.util.Locale;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * Refuses a password sent in clear text from another host: a call to {@code /api} with Basic credentials over
- * plain HTTP from anywhere but this machine answers 403 (problem type
- * {@code urn:courier:problem:https-required}), whether or not the password was right, so that no client comes
- * to depend on it. Over HTTPS, or from this machine, Basic is accepted. Set
- * {@code courier.http.allow-basic-over-http} to allow it anyway, e.g. behind a proxy that terminates TLS.
+ * Refuses credentials sent in clear text from another host: a call to {@code /api} with a password (Basic) or a
+ * bearer token over plain HTTP from anywhere but this machine answers 403 (problem type
+ * {@code urn:courier:problem:https-required}), so that no client comes to depend on it; a token read on the wire is
+ * as good as a password until it expires. Over HTTPS, or from this machine, both are accepted. Set
+ * {@code courier.http.allow-basic-over-http} to allow them anyway, e.g. behind a proxy that terminates TLS.
  */
 // asyncSupported: the receive endpoints suspend their requests (long polls, event streams).
 @WebFilter(urlPatterns = "/api/*", asyncSupported = true)
-public class ClearTextPasswords implements Filter {
+public class ClearTextCredentials implements Filter {
 
     @Inject
     @ConfigProperty(name = "courier.http.allow-basic-over-http", defaultValue = "false")
@@ -38,7 +38,7 @@ public class ClearTextPasswords implements Filter {
         if (!allowed
                 && !http.isSecure()
                 && authorization != null
-                && authorization.toLowerCase(Locale.ROOT).startsWith("basic ")
+                && isCredential(authorization.toLowerCase(Locale.ROOT))
                 && !InetAddress.getByName(http.getRemoteAddr()).isLoopbackAddress()) {
             HttpServletResponse refused = (HttpServletResponse) response;
             refused.setStatus(HttpServletResponse.SC_FORBIDDEN);
@@ -48,9 +48,13 @@ public class ClearTextPasswords implements Filter {
                             403,
                             "urn:courier:problem:https-required",
                             "HTTPS required",
-                            "A password sent over plain HTTP from another host is refused: call over HTTPS."));
+                            "A password or token sent over plain HTTP from another host is refused: call over HTTPS."));
             return;
         }
         chain.doFilter(request, response);
+    }
+
+    private static boolean isCredential(String authorization) {
+        return authorization.startsWith("basic ") || authorization.startsWith("bearer ");
     }
 }
