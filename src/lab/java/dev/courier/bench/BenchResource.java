@@ -1,5 +1,6 @@
 package dev.courier.bench;
 
+import dev.courier.audit.Audited;
 import dev.courier.metrics.GaugeRefresh;
 import dev.courier.platform.Json;
 import dev.courier.platform.JsonRequest;
@@ -41,6 +42,7 @@ public class BenchResource {
     private GaugeRefresh gauges;
 
     @RolesAllowed(Roles.ADMIN)
+    @Audited("bench.queue")
     @POST
     @Path("queue")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -61,6 +63,7 @@ public class BenchResource {
 
     /** {@code POST /api/bench/queue-cycle} {@code {"workers", "batch", "messages"}}: {@link QueueBenchmark#cycle}. */
     @RolesAllowed(Roles.ADMIN)
+    @Audited("bench.queue-cycle")
     @POST
     @Path("queue-cycle")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -79,6 +82,7 @@ public class BenchResource {
      * "checkBackSeconds"?}}: runs {@link ReliableBenchmark}.
      */
     @RolesAllowed(Roles.ADMIN)
+    @Audited("bench.reliable")
     @POST
     @Path("reliable")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -101,6 +105,7 @@ public class BenchResource {
      * does not pay.
      */
     @RolesAllowed(Roles.ADMIN)
+    @Audited("bench.metrics-refresh")
     @POST
     @Path("metrics-refresh")
     public JsonObject metricsRefresh() {

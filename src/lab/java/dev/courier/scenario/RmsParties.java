@@ -1,6 +1,7 @@
 package dev.courier.scenario;
 
 import dev.courier.access.Grants;
+import dev.courier.audit.AuditTrail;
 import dev.courier.client.CallSignature;
 import dev.courier.client.ClientTables;
 import dev.courier.client.CourierApi;
@@ -20,6 +21,7 @@ import java.net.URI;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -57,6 +59,9 @@ public class RmsParties {
 
     @Inject
     private LocalCourierApi local;
+
+    @Inject
+    private AuditTrail trail;
 
     // Each of the scenario's services calls Courier's API as itself, as any producer and consumer would: with
     // an account of its own (bin/credentials --lab makes both) that the topics' grants narrow to its part.
@@ -138,14 +143,28 @@ public class RmsParties {
         }
         ClientTables.create(ordersDb);
         ClientTables.create(inventoryDb);
-        producers.register(ORDERS_SERVICE, courierUrl + "api/scenario/check-back/orders", null);
-        producers.register(INVENTORY_SERVICE, courierUrl + "api/scenario/check-back/inventory", null);
+        for (String service : List.of(ORDERS_SERVICE, INVENTORY_SERVICE)) {
+            String checkBack = courierUrl + "api/scenario/check-back/" + service.substring("scenario-".length());
+            producers.register(service, checkBack, null);
+            audit("producer.register", "producer " + service, checkBack);
+        }
         topics.subscribe(ORDERS_TOPIC, "inventory", null, Duration.ofSeconds(30));
+        audit("topic.subscribe", "topic " + ORDERS_TOPIC + " subscriber inventory", null);
         topics.subscribe(REPLIES_TOPIC, "orders", null, Duration.ofSeconds(30));
+        audit("topic.subscribe", "topic " + REPLIES_TOPIC + " subscriber orders", null);
         // Orders are sent by the orders service and consumed by the inventory service; replies the other way.
-        topics.grant(ORDERS_TOPIC, grants(ORDERS_SERVICE, INVENTORY_SERVICE));
-        topics.grant(REPLIES_TOPIC, grants(INVENTORY_SERVICE, ORDERS_SERVICE));
+        Grants orders = grants(ORDERS_SERVICE, INVENTORY_SERVICE);
+        topics.grant(ORDERS_TOPIC, orders);
+        audit("topic.define", "topic " + ORDERS_TOPIC, orders.toJson().toString());
+        Grants replies = grants(INVENTORY_SERVICE, ORDERS_SERVICE);
+        topics.grant(REPLIES_TOPIC, replies);
+        audit("topic.define", "topic " + REPLIES_TOPIC, replies.toJson().toString());
         ready = true;
+    }
+
+    /** The set-up's administrative acts are the trail's like an admin's calls, by the lab's own hand. */
+    private void audit(String action, String target, String detail) {
+        trail.record("(lab scenario)", action, "in process: " + target, 200, detail);
     }
 
     private static Grants grants(String sender, String consumer) {

@@ -1,5 +1,6 @@
 package dev.courier.scenario;
 
+import dev.courier.audit.Audited;
 import dev.courier.client.CallSignature;
 import dev.courier.platform.Json;
 import dev.courier.platform.JsonRequest;
@@ -96,6 +97,7 @@ public class ScenarioResource {
     }
 
     @RolesAllowed(Roles.ADMIN)
+    @Audited("scenario.stock")
     @POST
     @Path("stock")
     @Consumes(MediaType.APPLICATION_JSON)
@@ -120,6 +122,7 @@ public class ScenarioResource {
     }
 
     @RolesAllowed(Roles.ADMIN)
+    @Audited("scenario.xa-lock-holds.reset")
     @DELETE
     @Path("xa-lock-holds")
     public Response resetXaLockHolds() {
@@ -137,6 +140,7 @@ public class ScenarioResource {
 
     /** Slows one inventory instance down ({@code {"factor": 1..100}}; 1 restores it), for the lab's fault runs. */
     @RolesAllowed(Roles.ADMIN)
+    @Audited("scenario.slowdown")
     @PUT
     @Path("slowdown")
     @Consumes(MediaType.APPLICATION_JSON)

@@ -54,6 +54,9 @@ public class AuditResource {
                     .add("action", entry.action())
                     .add("target", entry.target())
                     .add("status", entry.status());
+            if (entry.detail() != null) {
+                json.add("detail", entry.detail());
+            }
             all.add(json);
         }
         return Json.createObjectBuilder().add("entries", all).build();

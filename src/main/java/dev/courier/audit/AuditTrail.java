@@ -28,6 +28,8 @@ import javax.sql.DataSource;
 public class AuditTrail {
 
     private static final int MAX_TEXT = 500;
+    /** The detail column's width: the longest grants a queue or topic may hold fit. */
+    static final int MAX_DETAIL = 10_000;
 
     @Resource(lookup = "jdbc/courier")
     private DataSource dataSource;
@@ -35,18 +37,24 @@ public class AuditTrail {
     @Inject
     private DatabaseClock clock;
 
-    /** Records one call, now. */
+    /**
+     * Records one call, now.
+     *
+     * @param detail what it asked for (its request body) or, for a failed login, how many failures; may be null
+     */
     @Transactional(Transactional.TxType.REQUIRES_NEW)
-    public void record(String principal, String action, String target, int status) {
+    public void record(String principal, String action, String target, int status, String detail) {
         try (Connection c = dataSource.getConnection();
                 PreparedStatement insert = c.prepareStatement(
-                        "INSERT INTO courier_audit (id, recorded_at, principal, action, target, status) VALUES (?, ?, ?, ?, ?, ?)")) {
+                        "INSERT INTO courier_audit"
+                                + " (id, recorded_at, principal, action, target, status, detail) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
             insert.setString(1, UUID.randomUUID().toString());
             insert.setTimestamp(2, timestamp(clock.instant()), Columns.utc());
             insert.setString(3, cut(principal, 200));
             insert.setString(4, cut(action, 63));
             insert.setString(5, cut(target, MAX_TEXT));
             insert.setInt(6, status);
+            insert.setString(7, cut(detail, MAX_DETAIL));
             insert.executeUpdate();
         } catch (SQLException e) {
             throw new IllegalStateException("recording an audit entry failed", e);
@@ -58,7 +66,7 @@ public class AuditTrail {
     public List<AuditEntry> entries(Optional<Instant> before, int limit) {
         try (Connection c = dataSource.getConnection();
                 PreparedStatement select = c.prepareStatement(
-                        "SELECT id, recorded_at, principal, action, target, status FROM courier_audit"
+                        "SELECT id, recorded_at, principal, action, target, status, detail FROM courier_audit"
                                 + (before.isPresent() ? " WHERE recorded_at < ?" : "")
                                 + " ORDER BY recorded_at DESC, id FETCH FIRST ? ROWS ONLY")) {
             int p = 1;
@@ -75,7 +83,8 @@ public class AuditTrail {
                             rows.getString(3),
                             rows.getString(4),
                             rows.getString(5),
-                            rows.getInt(6)));
+                            rows.getInt(6),
+                            rows.getString(7)));
                 }
             }
             return entries;

@@ -123,9 +123,13 @@ public class ProblemMapper implements ExceptionMapper<Throwable> {
                 .build();
     }
 
-    /** A problem body, for answers written outside JAX-RS (the servlet container's errors and filters). */
-    public static String body(int status, String type, String title, String detail) {
-        return body(status, type, title, detail, java.util.Map.of());
+    /** A problem answer written outside JAX-RS (the servlet container's errors and filters). */
+    public static void write(
+            jakarta.servlet.http.HttpServletResponse response, int status, String type, String title, String detail)
+            throws java.io.IOException {
+        response.setStatus(status);
+        response.setContentType(PROBLEM_JSON);
+        response.getWriter().write(body(status, type, title, detail, java.util.Map.of()));
     }
 
     /** The problem body of {@code problem}, for answers that carry one problem per item of a batch. */

@@ -1,5 +1,6 @@
 package dev.courier.twophase;
 
+import dev.courier.audit.Audited;
 import dev.courier.platform.Json;
 import dev.courier.platform.ProblemException;
 import dev.courier.web.Roles;
@@ -35,6 +36,7 @@ public class XaProbeResource {
     private XaProbe probe;
 
     @RolesAllowed(Roles.ADMIN)
+    @Audited("xa.probe")
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     public Response create(ProbeRequest request, @Context UriInfo uri) {

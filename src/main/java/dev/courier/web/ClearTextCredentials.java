@@ -16,14 +16,17 @@ import java.util.Locale;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * Refuses credentials sent in clear text from another host: a call to {@code /api} with a password (Basic) or a
+ * Refuses credentials sent in clear text from another host: a call to {@code /api} or {@code /console} with a
+ * password (Basic) or a
  * bearer token over plain HTTP from anywhere but this machine answers 403 (problem type
  * {@code urn:courier:problem:https-required}), so that no client comes to depend on it; a token read on the wire is
  * as good as a password until it expires. Over HTTPS, or from this machine, both are accepted. Set
  * {@code courier.http.allow-basic-over-http} to allow them anyway, e.g. behind a proxy that terminates TLS.
  */
 // asyncSupported: the receive endpoints suspend their requests (long polls, event streams).
-@WebFilter(urlPatterns = "/api/*", asyncSupported = true)
+@WebFilter(
+        urlPatterns = {"/api/*", "/console/*"},
+        asyncSupported = true)
 public class ClearTextCredentials implements Filter {
 
     @Inject
@@ -40,15 +43,12 @@ public class ClearTextCredentials implements Filter {
                 && authorization != null
                 && isCredential(authorization.toLowerCase(Locale.ROOT))
                 && !InetAddress.getByName(http.getRemoteAddr()).isLoopbackAddress()) {
-            HttpServletResponse refused = (HttpServletResponse) response;
-            refused.setStatus(HttpServletResponse.SC_FORBIDDEN);
-            refused.setContentType(ProblemMapper.PROBLEM_JSON);
-            refused.getWriter()
-                    .write(ProblemMapper.body(
-                            403,
-                            "urn:courier:problem:https-required",
-                            "HTTPS required",
-                            "A password or token sent over plain HTTP from another host is refused: call over HTTPS."));
+            ProblemMapper.write(
+                    (HttpServletResponse) response,
+                    HttpServletResponse.SC_FORBIDDEN,
+                    "urn:courier:problem:https-required",
+                    "HTTPS required",
+                    "A password or token sent over plain HTTP from another host is refused: call over HTTPS.");
             return;
         }
         chain.doFilter(request, response);

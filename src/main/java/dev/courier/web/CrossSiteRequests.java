@@ -40,15 +40,13 @@ public class CrossSiteRequests implements Filter {
             answer.setHeader("X-Frame-Options", "DENY");
             answer.setHeader("Content-Security-Policy", "frame-ancestors 'none'");
         } else if (CHANGING.contains(http.getMethod()) && fromElsewhere(http)) {
-            answer.setStatus(HttpServletResponse.SC_FORBIDDEN);
-            answer.setContentType(ProblemMapper.PROBLEM_JSON);
-            answer.getWriter()
-                    .write(ProblemMapper.body(
-                            403,
-                            "urn:courier:problem:cross-site-request",
-                            "Cross-site request",
-                            "A request that changes state is refused when a browser sends it for "
-                                    + "another site (Origin " + http.getHeader("Origin") + ")."));
+            ProblemMapper.write(
+                    answer,
+                    HttpServletResponse.SC_FORBIDDEN,
+                    "urn:courier:problem:cross-site-request",
+                    "Cross-site request",
+                    "A request that changes state is refused when a browser sends it for " + "another site (Origin "
+                            + http.getHeader("Origin") + ").");
             return;
         }
         chain.doFilter(request, response);

@@ -16,11 +16,15 @@ import java.time.Instant;
 
 /**
  * Answers 429 to a call with credentials from an address the {@link LoginThrottle} has locked out, even when the
- * credentials are right: a guesser learns nothing while locked out. (Wrong ones are answered the same way by
- * {@link SecurityProblems}, which counts them.) The time is the wall clock's.
+ * credentials are right, on {@code /api} and on {@code /console} alike: a guesser learns nothing while locked out.
+ * (Wrong ones are answered the same way by {@link SecurityProblems}, which counts them.) The address is the
+ * caller's, or the client's that a trusted proxy names ({@code courier.http.trusted-proxies}): behind a proxy,
+ * one client's failures do not lock out the others. The time is the wall clock's.
  */
 // asyncSupported: the receive endpoints suspend their requests (long polls, event streams).
-@WebFilter(urlPatterns = "/api/*", asyncSupported = true)
+@WebFilter(
+        urlPatterns = {"/api/*", "/console/*"},
+        asyncSupported = true)
 public class LoginLockout implements Filter {
 
     @Inject
@@ -42,14 +46,12 @@ public class LoginLockout implements Filter {
 
     /** Writes the 429 problem, with the seconds to wait in {@code Retry-After}. */
     static void tooMany(HttpServletResponse response, Duration wait) throws IOException {
-        response.setStatus(429);
         response.setHeader("Retry-After", Long.toString(Math.max(1, wait.toSeconds() + 1)));
-        response.setContentType(ProblemMapper.PROBLEM_JSON);
-        response.getWriter()
-                .write(ProblemMapper.body(
-                        429,
-                        "urn:courier:problem:too-many-failed-logins",
-                        "Too many failed logins",
-                        "Too many failed logins from this address: try again later."));
+        ProblemMapper.write(
+                response,
+                429,
+                "urn:courier:problem:too-many-failed-logins",
+                "Too many failed logins",
+                "Too many failed logins from this address: try again later.");
     }
 }

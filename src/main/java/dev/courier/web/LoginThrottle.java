@@ -43,8 +43,12 @@ public class LoginThrottle {
     @ConfigProperty(name = "courier.http.login-lockout", defaultValue = "PT1M")
     Duration lockout;
 
-    /** Counts a failed login from {@code address} at {@code now}. */
-    public synchronized void failed(String address, Instant now) {
+    /**
+     * Counts a failed login from {@code address} at {@code now}.
+     *
+     * @return its failures within the lockout so far, this one included (at most the limit)
+     */
+    public synchronized int failed(String address, Instant now) {
         Deque<Instant> recent = failures.computeIfAbsent(address, a -> new ArrayDeque<>());
         recent.addLast(now);
         anyFailures = true;
@@ -52,6 +56,12 @@ public class LoginThrottle {
         while (recent.size() > limit) {
             recent.removeFirst();
         }
+        return recent.size();
+    }
+
+    /** How many failures within the lockout lock an address out. */
+    public int limit() {
+        return limit;
     }
 
     /** How long {@code address} must wait before it may log in again; zero when it may now. */

@@ -1,5 +1,6 @@
 package dev.courier.web;
 
+import dev.courier.audit.AuditTrail;
 import dev.courier.platform.ProblemMapper;
 import jakarta.inject.Inject;
 import jakarta.servlet.RequestDispatcher;
@@ -8,31 +9,47 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Base64;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * The body of the container's own 401 and 403 answers (the error pages of {@code WEB-INF/web.xml}): a problem
  * like every other error, which says what the caller lacks and nothing about what exists at the path. A 401 to a
- * call that carried credentials is a failed login: the {@link LoginThrottle} counts it, and once the address is
- * locked out it is answered 429 instead.
+ * call that carried credentials is a failed login: the {@link LoginThrottle} counts it, the audit trail records it
+ * (until the address is locked out: the lockout is recorded once), and once the address is locked out it is
+ * answered 429 instead.
  */
 @WebServlet("/errors/*")
 public class SecurityProblems extends HttpServlet {
 
     private static final long serialVersionUID = 1L;
 
+    private static final Logger LOG = Logger.getLogger(SecurityProblems.class.getName());
+
     @Inject
     private LoginThrottle throttle;
+
+    @Inject
+    private AuditTrail trail;
 
     @Override
     protected void service(HttpServletRequest request, HttpServletResponse response) throws IOException {
         Object code = request.getAttribute(RequestDispatcher.ERROR_STATUS_CODE);
         int status = code instanceof Integer given ? given : HttpServletResponse.SC_NOT_FOUND;
-        if (status == HttpServletResponse.SC_UNAUTHORIZED && request.getHeader("Authorization") != null) {
+        String authorization = request.getHeader("Authorization");
+        if (status == HttpServletResponse.SC_UNAUTHORIZED && authorization != null) {
             Instant now = Instant.now();
-            throttle.failed(request.getRemoteAddr(), now);
-            Duration wait = throttle.wait(request.getRemoteAddr(), now);
+            String address = request.getRemoteAddr();
+            boolean lockedOut = !throttle.wait(address, now).isZero();
+            int failures = throttle.failed(address, now);
+            if (!lockedOut) { // during a lockout each failure is not recorded again: the lockout was
+                audit(request, authorization, address, failures);
+            }
+            Duration wait = throttle.wait(address, now);
             if (!wait.isZero()) {
                 LoginLockout.tooMany(response, wait);
                 return;
@@ -55,8 +72,37 @@ public class SecurityProblems extends HttpServlet {
                 detail = "There is no resource at this path.";
             }
         }
-        response.setStatus(status);
-        response.setContentType(ProblemMapper.PROBLEM_JSON);
-        response.getWriter().write(ProblemMapper.body(status, "about:blank", title, detail));
+        ProblemMapper.write(response, status, "about:blank", title, detail);
+    }
+
+    /** Records a failed login: the name it tried, from where, and the address's failures so far. */
+    private void audit(HttpServletRequest request, String authorization, String address, int failures) {
+        boolean locks = failures >= throttle.limit();
+        Object path = request.getAttribute(RequestDispatcher.ERROR_REQUEST_URI);
+        try {
+            trail.record(
+                    triedName(authorization),
+                    locks ? "login.locked-out" : "login.failed",
+                    request.getMethod() + " " + path + " from " + address,
+                    locks ? 429 : HttpServletResponse.SC_UNAUTHORIZED,
+                    "failure " + failures + " of " + throttle.limit() + " from " + address + " within the lockout");
+        } catch (RuntimeException e) {
+            LOG.log(Level.SEVERE, "could not record a failed login in the audit trail", e);
+        }
+    }
+
+    /** The user name a Basic header tried, printable characters only; a token's holder is not known. */
+    static String triedName(String authorization) {
+        if (!authorization.regionMatches(true, 0, "Basic ", 0, 6)) {
+            return "(bearer token)";
+        }
+        try {
+            String pair = new String(
+                    Base64.getDecoder().decode(authorization.substring(6).trim()), StandardCharsets.UTF_8);
+            int colon = pair.indexOf(':');
+            return (colon < 0 ? pair : pair.substring(0, colon)).replaceAll("\\p{Cntrl}", "?");
+        } catch (IllegalArgumentException e) {
+            return "(malformed Basic credentials)";
+        }
     }
 }

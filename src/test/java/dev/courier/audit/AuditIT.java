@@ -67,6 +67,26 @@ class AuditIT {
     }
 
     @Test
+    void should_record_what_a_grant_change_granted_and_the_two_phase_probe_like_any_administrative_call() {
+        String topic = "audit_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        String grants = "{\"grants\": {\"consume\": [\"group:payments\"], \"send\": [\"user:alice\"]}}";
+        assertEquals(200, http.put("api/topics/" + topic, grants).status());
+        JsonObject granted = entry(e -> e.getString("action").equals("topic.define")
+                && e.getString("target").equals("PUT /api/topics/" + topic));
+        assertTrue(granted.getString("detail").contains("group:payments"), granted::toString);
+        assertTrue(granted.getString("detail").contains("user:alice"), granted::toString);
+
+        assertEquals(
+                201,
+                http.post("api/twophase/probes", "{\"body\": \"" + topic + "\"}")
+                        .status());
+        JsonObject probe = entry(e -> e.getString("action").equals("xa.probe")
+                && e.getString("detail", "").contains(topic));
+        assertTrue(probe.getString("detail").contains(topic), probe::toString);
+        assertEquals("admin", probe.getString("principal"));
+    }
+
+    @Test
     void should_purge_entries_older_than_the_cutoff_and_keep_the_rest() throws InterruptedException {
         String old = "audit_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         String recent = "audit_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
@@ -92,11 +112,12 @@ class AuditIT {
     }
 
     private JsonObject entry(String queue, String action) {
-        return http.get("api/audit?limit=1000").json().getJsonArray("entries").getValuesAs(JsonObject.class).stream()
-                .filter(e -> e.getString("action").equals(action)
-                        && e.getString("target").endsWith("/" + queue))
-                .findFirst()
-                .orElseThrow();
+        return entry(e ->
+                e.getString("action").equals(action) && e.getString("target").endsWith("/" + queue));
+    }
+
+    private JsonObject entry(java.util.function.Predicate<JsonObject> matches) {
+        return dev.courier.testing.AuditEntries.newest(http, matches);
     }
 
     @Test

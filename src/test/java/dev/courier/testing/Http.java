@@ -170,8 +170,23 @@ public final class Http {
                 authorization);
     }
 
+    /** {@link #httpsGet(String, String, String)} as a proxy forwards it: with {@code X-Forwarded-For: client}. */
+    public static Response httpsGetForwarded(String host, String path, String authorization, String client) {
+        return httpsGet(
+                host,
+                Integer.parseInt(System.getenv().getOrDefault("COURIER_HTTPS_PORT", "19443")),
+                path,
+                authorization,
+                java.util.Map.of("X-Forwarded-For", client));
+    }
+
     /** {@link #httpsGet(String, String, String)} on another port: a server the test started itself. */
     public static Response httpsGet(String host, int port, String path, String authorization) {
+        return httpsGet(host, port, path, authorization, java.util.Map.of());
+    }
+
+    private static Response httpsGet(
+            String host, int port, String path, String authorization, java.util.Map<String, String> headers) {
         try {
             javax.net.ssl.HttpsURLConnection tls =
                     (javax.net.ssl.HttpsURLConnection) URI.create("https://" + host + ":" + port + "/" + path)
@@ -183,6 +198,7 @@ public final class Http {
             if (authorization != null) {
                 tls.setRequestProperty("Authorization", authorization);
             }
+            headers.forEach(tls::setRequestProperty);
             int status = tls.getResponseCode();
             java.io.InputStream in = status < 400 ? tls.getInputStream() : tls.getErrorStream();
             String body = in == null ? "" : new String(in.readAllBytes(), StandardCharsets.UTF_8);

@@ -170,6 +170,9 @@ class SecurityIT {
                 .header("Authorization", Http.basic("admin", "wrong"))
                 .GET());
         assertEquals(403, wrong.status(), "a wrong password is refused the same way: " + wrong);
+        Http.Response console = remote.get("console/index.html");
+        assertEquals(403, console.status(), "the console's login too: " + console);
+        assertEquals("urn:courier:problem:https-required", console.json().getString("type"), console::toString);
         assertEquals(200, http.get("api/queues").status(), "from this machine, plain HTTP is accepted");
         assertEquals(200, remote.anonymous().get("health/ready").status(), "health needs no password");
 
@@ -180,19 +183,80 @@ class SecurityIT {
     }
 
     @Test
-    void should_lock_out_an_address_after_failed_logins_even_for_the_right_password_until_the_lockout_passes()
+    void should_lock_out_an_address_after_failed_logins_on_the_api_and_the_console_even_for_the_right_password()
             throws Exception {
         String host = Http.externalAddress();
         Thread.sleep(3_500); // earlier failures from this address (another test's wrong password) age out first
         String wrong = Http.basic("admin", "guess");
-        for (int guess = 1; guess < 10; guess++) { // the limit is 10 failures within the lockout (3 s in the tests)
-            assertEquals(401, httpsStatus(host, "api/queues", wrong), "guess " + guess);
+        String right = http.authorization();
+        // The limit is 10 failures within the lockout (3 s in the tests), counted alike on /api and /console. This
+        // address is no trusted proxy: the X-Forwarded-For each call carries names nobody, and moves nothing.
+        for (int guess = 1; guess < 10; guess++) {
+            String path = guess <= 5 ? "api/queues" : "console/index.html";
+            assertEquals(
+                    401,
+                    Http.httpsGetForwarded(host, path, wrong, "198.51.100." + guess)
+                            .status(),
+                    "guess " + guess);
         }
-        assertEquals(429, httpsStatus(host, "api/queues", wrong), "the tenth failure locks the address out");
-        assertEquals(429, httpsStatus(host, "api/queues", http.authorization()), "the right password learns nothing");
+        assertEquals(
+                429,
+                Http.httpsGetForwarded(host, "console/index.html", wrong, "198.51.100.10")
+                        .status(),
+                "the tenth failure locks the address out");
+        assertEquals(429, httpsStatus(host, "console/index.html", right), "the right password learns nothing");
+        assertEquals(
+                429,
+                Http.httpsGetForwarded(host, "api/queues", right, "198.51.100.11")
+                        .status(),
+                "the address that called is locked out, whatever client its header names");
         assertEquals(200, http.get("api/queues").status(), "other addresses are not locked out");
+
+        // The audit trail has who tried, from where, and how many times; the lockout once.
+        JsonObject first = dev.courier.testing.AuditEntries.newest(
+                http,
+                e -> e.getString("action").equals("login.failed")
+                        && e.getString("target").equals("GET /api/queues from " + host)
+                        && e.getString("detail").startsWith("failure 1 of 10"));
+        assertEquals("admin", first.getString("principal"), first::toString);
+        assertEquals(401, first.getInt("status"));
+        JsonObject locked = dev.courier.testing.AuditEntries.newest(
+                http,
+                e -> e.getString("action").equals("login.locked-out")
+                        && e.getString("target").endsWith(" from " + host));
+        assertTrue(locked.getString("detail").startsWith("failure 10 of 10"), locked::toString);
+        assertEquals("GET /console/index.html from " + host, locked.getString("target"));
         Thread.sleep(3_500);
-        assertEquals(200, httpsStatus(host, "api/queues", http.authorization()), "after the lockout");
+        assertEquals(200, httpsStatus(host, "api/queues", right), "after the lockout");
+    }
+
+    @Test
+    void should_lock_out_the_client_a_trusted_proxy_names_and_no_other_client_behind_it() {
+        // The tests trust this machine's loopback address as a proxy (COURIER_HTTP_TRUSTED_PROXIES in the pom). The
+        // forwarded clients are addresses of their own, with no failures before this test.
+        String wrong = Http.basic("admin", "guess");
+        String right = http.authorization();
+        for (int guess = 1; guess < 10; guess++) {
+            assertEquals(
+                    401,
+                    Http.httpsGetForwarded("localhost", "api/queues", wrong, "198.51.100.7")
+                            .status());
+        }
+        assertEquals(
+                429,
+                Http.httpsGetForwarded("localhost", "api/queues", wrong, "198.51.100.7")
+                        .status());
+        assertEquals(
+                429,
+                Http.httpsGetForwarded("localhost", "api/queues", right, "198.51.100.7")
+                        .status(),
+                "the client the proxy named is locked out");
+        assertEquals(
+                200,
+                Http.httpsGetForwarded("localhost", "api/queues", right, "198.51.100.8")
+                        .status(),
+                "another client behind the same proxy is not");
+        assertEquals(200, http.get("api/queues").status(), "nor is the proxy itself");
     }
 
     @Test
@@ -245,7 +309,7 @@ class SecurityIT {
                 "reading is not refused");
         assertEquals(204, http.delete("api/queues/" + queue).status());
 
-        java.net.http.HttpResponse<String> console = rawGet("console/");
+        java.net.http.HttpResponse<String> console = rawGet("console/index.html");
         assertEquals("DENY", console.headers().firstValue("X-Frame-Options").orElse(null));
     }
 
