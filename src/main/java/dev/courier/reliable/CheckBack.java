@@ -60,6 +60,10 @@ class CheckBack {
      * @return completes with the answer, or exceptionally with a {@link Failure}
      */
     CompletableFuture<Answer> ask(URI checkBackUrl, String secret, String messageId) {
+        String refused = CallTargets.refusal(checkBackUrl, settings.allowedUrlHosts);
+        if (refused != null) { // what the name resolves to may have changed since the producer registered
+            return CompletableFuture.failedFuture(new CompletionException(new Failure("not called: " + refused)));
+        }
         URI uri = URI.create(checkBackUrl + "?id=" + URLEncoder.encode(messageId, StandardCharsets.UTF_8));
         HttpRequest request;
         try {
@@ -102,7 +106,9 @@ class CheckBack {
             boolean hasPayload = status == Status.COMMITTED && payload != null && payload != JsonValue.NULL;
             return new Answer(status, hasPayload ? Optional.of(payload.toString()) : Optional.empty());
         } catch (RuntimeException e) {
-            throw new Failure("unreadable check-back answer: " + Content.error(response.body()));
+            // Not the body: an answer from somewhere Courier should not have called must not become readable here.
+            throw new Failure("unreadable check-back answer (HTTP 200, "
+                    + response.body().length() + " characters, not the expected JSON)");
         }
     }
 }

@@ -28,6 +28,10 @@ class Notifier {
 
     /** @return null when told, else what went wrong */
     String tell(URI url, String secret, String body) {
+        String refused = CallTargets.refusal(url, settings.allowedUrlHosts);
+        if (refused != null) { // what the name resolves to may have changed since the producer registered
+            return "not called: " + refused;
+        }
         try {
             HttpRequest.Builder request = HttpRequest.newBuilder(url)
                     .timeout(settings.callTimeout)

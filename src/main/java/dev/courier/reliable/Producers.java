@@ -131,9 +131,9 @@ public class Producers {
                     && uri.getHost() != null
                     && uri.getRawQuery() == null
                     && uri.getRawFragment() == null) {
-                if (!settings.allowsHost(uri.getHost())) {
-                    throw ProblemException.invalid("'" + field + "' names a host that producers' URLs may not name "
-                            + "(courier.reliable.allowed-url-hosts)");
+                String refused = CallTargets.refusal(uri, settings.allowedUrlHosts);
+                if (refused != null) {
+                    throw ProblemException.invalid("'" + field + "': " + refused);
                 }
                 return uri;
             }

@@ -6,7 +6,6 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Locale;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /** The reliable message service's defaults and limits, from MicroProfile Config (documented in the README). */
@@ -94,20 +93,11 @@ class ReliableSettings {
 
     // Which hosts a producer's check-back and notification URLs may name: "*" for any, else a list of host names
     // (exact, case-insensitive) or suffixes starting with a dot (".example.com"). Stops a registration from
-    // pointing Courier's calls into a network the caller could not reach itself.
+    // pointing Courier's calls into a network the caller could not reach itself; a host not named exactly must
+    // also resolve to public addresses only (CallTargets).
     @Inject
     @ConfigProperty(name = "courier.reliable.allowed-url-hosts", defaultValue = "*")
     List<String> allowedUrlHosts;
-
-    /** Whether a producer's URL may name {@code host}. */
-    boolean allowsHost(String host) {
-        String name = host.toLowerCase(Locale.ROOT);
-        return allowedUrlHosts.stream()
-                .map(allowed -> allowed.trim().toLowerCase(Locale.ROOT))
-                .anyMatch(allowed -> allowed.equals("*")
-                        || allowed.equals(name)
-                        || allowed.startsWith(".") && name.endsWith(allowed));
-    }
 
     // The relay: entries per local broker transaction, and how often it looks at the outbox with nothing to wake
     // it (a confirm on this server wakes it at once; this interval picks up what a stopped server left).

@@ -432,6 +432,19 @@ class UpstreamFailureIT {
     }
 
     @Test
+    void a_check_back_answer_that_is_no_answer_is_recorded_by_its_size_never_by_its_text() {
+        String producer = register("PAGE");
+        f.subscribe("a");
+        String page = prepareFor(producer, 1);
+        f.advance(2);
+        Eventually.until("the check made", Fixture.SETTLE, () -> checks(page) == 1);
+        String lastError = f.message(page).getString("lastError");
+        assertTrue(lastError.startsWith("unreadable check-back answer (HTTP 200, "), lastError);
+        assertFalse(lastError.contains("secret"), "the answer's text is not shown to readers: " + lastError);
+        assertEquals("PENDING", f.state(page), "an unreadable answer settles nothing");
+    }
+
+    @Test
     void check_back_pending_error_and_timeout_are_tried_again_until_dead_then_resume() {
         f.register(f.producer, "PENDING").subscribe("a");
         String pending = f.prepare("{}", 1);

@@ -122,6 +122,8 @@ public class UpstreamResource {
                 case "COMMITTED_WITH_PAYLOAD" ->
                     "{\"status\":\"COMMITTED\",\"payload\":{\"final\":true,\"version\":7}}";
                 case "ERROR" -> null;
+                // What an internal page would answer: its text must not become a message's lastError.
+                case "PAGE" -> "<html>instance-secret-token</html>";
                 default -> "{\"status\":\"" + mode + "\"}";
             };
             async.resume(record(producer, id, answer));
