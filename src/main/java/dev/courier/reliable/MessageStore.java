@@ -43,7 +43,27 @@ class MessageStore {
             String lastError,
             long version,
             Instant createdAt,
-            Instant updatedAt) {}
+            Instant updatedAt) {
+
+        /** This row as stored at {@code now}: created and updated then, its first check-back due its delay later. */
+        MessageRow storedAt(Instant now) {
+            return new MessageRow(
+                    id,
+                    topic,
+                    producer,
+                    state,
+                    payload,
+                    headers,
+                    checkBackMs,
+                    deliverAt,
+                    checks,
+                    now.plusMillis(checkBackMs),
+                    lastError,
+                    version,
+                    now,
+                    now);
+        }
+    }
 
     /** The message row selected as {@link #MESSAGE_COLUMNS} from the first column on. */
     static MessageRow messageRow(ResultSet rows) throws SQLException {

@@ -173,21 +173,7 @@ class Protocol {
                     refused.add(new UnknownResourceException("topic", a.topic()));
                 } else {
                     refused.add(null);
-                    rows.add(new MessageStore.MessageRow(
-                            a.id(),
-                            a.topic(),
-                            a.producer(),
-                            a.state(),
-                            a.payload(),
-                            a.headers(),
-                            a.checkBackMs(),
-                            a.deliverAt(),
-                            a.checks(),
-                            now.plusMillis(a.checkBackMs()),
-                            a.lastError(),
-                            a.version(),
-                            now,
-                            now));
+                    rows.add(a.storedAt(now));
                     prepared.add(new HistoryStore.Moved(a.id(), null, null, MessageState.PENDING, "prepared"));
                 }
             }
