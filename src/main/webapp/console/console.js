@@ -391,7 +391,7 @@ const RMS_FILTERS = { state: ['', 'PENDING', 'SENT', 'COMPLETED', 'CANCELLED', '
 
 async function messagesPage(query, live = () => true) {
     const params = new URLSearchParams({ limit: '50' });
-    for (const key of ['state', 'topic', 'producer', 'subscriber', 'deliveryState', 'offset']) {
+    for (const key of ['state', 'topic', 'producer', 'subscriber', 'deliveryState', 'after']) {
         if (query.get(key)) params.set(key, query.get(key));
     }
     const page = await api('GET', 'messages?' + params);
@@ -411,7 +411,7 @@ async function messagesPage(query, live = () => true) {
     render(live, h('h2', {}, 'Reliable messages'), form,
         table('rms', ['Id', 'Topic', 'Producer', 'State', 'Deliveries', 'Updated'], rows),
         page.next !== null && page.next !== undefined
-            ? h('p', {}, link('#/messages?' + (next.set('offset', page.next), next), 'next page →')) : h('p', { class: 'muted' }, 'end of list'));
+            ? h('p', {}, link('#/messages?' + (next.set('after', page.next), next), 'next page →')) : h('p', { class: 'muted' }, 'end of list'));
 }
 
 async function rmsMessage(id, live = () => true) {

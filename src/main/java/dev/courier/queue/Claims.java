@@ -74,7 +74,8 @@ class Claims {
             QueueSpec spec = located.spec();
             Instant now = located.now();
             Duration leaseFor = lease == null ? spec.lease() : QueueSpec.checkLease(lease);
-            List<QueueDialect.Claimed> claimed = database.dialect().claim(connection, spec, max, leaseFor, now);
+            List<QueueDialect.Claimed> claimed =
+                    database.dialect().claim(connection, spec, max, settings.maxPageBytes, leaseFor, now);
             List<MessageStore.Failure> expired = new ArrayList<>();
             List<Delivery> deliveries = new ArrayList<>(claimed.size());
             for (QueueDialect.Claimed claim : claimed) {

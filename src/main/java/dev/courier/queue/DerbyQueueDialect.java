@@ -52,13 +52,15 @@ final class DerbyQueueDialect implements QueueDialect {
             WHERE id = ? AND version = ?""";
 
     @Override
-    public List<Claimed> claim(Connection connection, QueueSpec queue, int max, Duration lease, Instant now)
+    public List<Claimed> claim(
+            Connection connection, QueueSpec queue, int max, long maxBytes, Duration lease, Instant now)
             throws SQLException {
         Instant expiry = now.plus(lease);
         String nonce = LeaseToken.nonce();
         List<Claimed> claimed = new ArrayList<>();
-        for (int round = 0; round < ROUNDS && claimed.size() < max; round++) {
-            List<Candidate> candidates = choose(connection, queue, now, max - claimed.size());
+        long bytes = 0;
+        for (int round = 0; round < ROUNDS && claimed.size() < max && bytes < maxBytes; round++) {
+            List<Candidate> candidates = choose(connection, queue, now, max - claimed.size(), maxBytes - bytes);
             if (candidates.isEmpty()) {
                 break;
             }
@@ -79,6 +81,7 @@ final class DerbyQueueDialect implements QueueDialect {
                     take.setLong(6, candidate.version);
                     int updated = take.executeUpdate();
                     if (updated == 1) {
+                        bytes += candidate.payload.size();
                         claimed.add(new Claimed(
                                 new Delivery(
                                         candidate.id,
@@ -107,16 +110,21 @@ final class DerbyQueueDialect implements QueueDialect {
         return claimed;
     }
 
-    /** Reads candidates and marks up to {@code max} of them, skipping rows other claimers marked. */
-    private static List<Candidate> choose(Connection connection, QueueSpec queue, Instant now, int max)
+    /**
+     * Reads candidates and marks up to {@code max} of them whose payloads before them stay under {@code maxBytes},
+     * skipping rows other claimers marked.
+     */
+    private static List<Candidate> choose(Connection connection, QueueSpec queue, Instant now, int max, long maxBytes)
             throws SQLException {
         Set<String> chosen = CHOSEN.computeIfAbsent(queue.name(), q -> new HashSet<>());
         // The scan reads uncommitted and so never waits; only it runs under the lock.
         synchronized (chosen) {
             List<Candidate> mine = new ArrayList<>();
-            for (Candidate candidate : candidates(connection, queue, now, max + chosen.size())) {
-                if (mine.size() < max && chosen.add(candidate.id)) {
+            long bytes = 0;
+            for (Candidate candidate : candidates(connection, queue, now, max + chosen.size(), chosen, maxBytes)) {
+                if (mine.size() < max && bytes < maxBytes && chosen.add(candidate.id)) {
                     mine.add(candidate);
+                    bytes += candidate.payload.size();
                 }
             }
             return mine;
@@ -130,7 +138,12 @@ final class DerbyQueueDialect implements QueueDialect {
         }
     }
 
-    private static List<Candidate> candidates(Connection connection, QueueSpec queue, Instant now, int window)
+    /**
+     * The deliverable rows of a window, read until the payloads of those not {@code chosen} by others reach
+     * {@code maxBytes}: a window of large messages is never held whole in memory.
+     */
+    private static List<Candidate> candidates(
+            Connection connection, QueueSpec queue, Instant now, int window, Set<String> chosen, long maxBytes)
             throws SQLException {
         try (PreparedStatement select = connection.prepareStatement(CANDIDATES)) {
             select.setString(1, queue.name().value());
@@ -138,8 +151,12 @@ final class DerbyQueueDialect implements QueueDialect {
             select.setInt(3, queue.maxAttempts());
             select.setInt(4, window);
             List<Candidate> candidates = new ArrayList<>();
+            long bytes = 0;
             try (ResultSet rows = select.executeQuery()) {
-                while (rows.next()) {
+                while (bytes < maxBytes && rows.next()) {
+                    if (chosen.contains(rows.getString(1))) {
+                        continue; // another claimer's: its payload is not read
+                    }
                     candidates.add(new Candidate(
                             rows.getString(1),
                             rows.getLong(2),
@@ -147,6 +164,7 @@ final class DerbyQueueDialect implements QueueDialect {
                             instant(rows, 4),
                             Payload.read(rows, 5, 6),
                             Headers.decode(rows.getString(7))));
+                    bytes += candidates.get(candidates.size() - 1).payload.size();
                 }
             }
             return candidates;

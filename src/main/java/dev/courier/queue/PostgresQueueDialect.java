@@ -33,7 +33,8 @@ final class PostgresQueueDialect implements QueueDialect {
     }
 
     @Override
-    public List<Claimed> claim(Connection connection, QueueSpec queue, int max, Duration lease, Instant now)
+    public List<Claimed> claim(
+            Connection connection, QueueSpec queue, int max, long maxBytes, Duration lease, Instant now)
             throws SQLException {
         Instant expiry = now.plus(lease);
         // The jitter's ceilings, index k-1 = after delivery k; the statement draws each message's jitter itself.
@@ -52,6 +53,7 @@ final class PostgresQueueDialect implements QueueDialect {
             claim.setTimestamp(6, timestamp(expiry), Columns.utc());
             claim.setTimestamp(7, timestamp(expiry), Columns.utc());
             claim.setArray(8, delays);
+            claim.setLong(9, maxBytes);
             List<Claimed> claimed = new ArrayList<>();
             try (ResultSet rows = claim.executeQuery()) {
                 while (rows.next()) {

@@ -18,10 +18,12 @@ import java.util.Optional;
 interface QueueDialect {
 
     /**
-     * Leases up to {@code max} deliverable messages of the queue in the current transaction. Each lease moves the
-     * message's delivery time to the lease's expiry plus {@link QueueSpec#redeliveryDelay}, jittered per message.
+     * Leases up to {@code max} deliverable messages of the queue in the current transaction, fewer when their
+     * payloads reach {@code maxBytes}: a message is leased only while the payloads before it stay under the budget
+     * (so the first one always is). Each lease moves the message's delivery time to the lease's expiry plus
+     * {@link QueueSpec#redeliveryDelay}, jittered per message.
      */
-    List<Claimed> claim(Connection connection, QueueSpec queue, int max, Duration lease, Instant now)
+    List<Claimed> claim(Connection connection, QueueSpec queue, int max, long maxBytes, Duration lease, Instant now)
             throws SQLException;
 
     /**

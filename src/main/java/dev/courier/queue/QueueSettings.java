@@ -72,7 +72,10 @@ class QueueSettings {
         return presenceInterval.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : presenceInterval;
     }
 
-    /** Payload bytes one page of a message query carries at most (it ends early, with a next cursor). */
+    /**
+     * Payload bytes one answer carries at most: a page of a message query ends early, with a next cursor; a receive
+     * leases fewer messages, the rest staying deliverable for the next one (its first message is always leased).
+     */
     @Inject
     @ConfigProperty(name = "courier.queue.max-page-bytes", defaultValue = "4194304")
     long maxPageBytes;

@@ -33,18 +33,24 @@ public final class QueueSql {
      * Leases up to n deliverable messages in one statement, skipping rows other receivers hold. Parameters: queue,
      * now, max attempts, n, token nonce, lease expiry, lease expiry again, redelivery delays before jitter
      * (float8[] seconds, index k = after delivery k fails; each row draws its jitter into [50 %, 100 %] of it, as
-     * {@link Backoff#delayAfter} does). The lease moves deliver_at to the lease expiry plus the backoff for this
-     * delivery's failure, so the message stays invisible while leased and reappears by itself, backoff
-     * included, if the lease runs out.
+     * {@link Backoff#delayAfter} does), byte budget. The lease moves deliver_at to the lease expiry plus the
+     * backoff for this delivery's failure, so the message stays invisible while leased and reappears by itself,
+     * backoff included, if the lease runs out. Only the messages whose payloads before them, in delivery order,
+     * stay under the budget are leased (the first always is): the rest stay deliverable, and locked only until this
+     * transaction ends. The sum is taken a step after the lock, as PostgreSQL allows no window with FOR UPDATE.
      */
     public static final String CLAIM_POSTGRESQL = """
             WITH picked AS (
-                SELECT id, lease_expires_at AS previous_expiry
+                SELECT id, deliver_at, lease_expires_at AS previous_expiry, octet_length(payload) AS size
                 FROM courier_message
                 WHERE queue = ? AND state = 'READY' AND deliver_at <= ? AND attempt < ?
                 ORDER BY deliver_at
                 LIMIT ?
-                FOR UPDATE SKIP LOCKED)
+                FOR UPDATE SKIP LOCKED),
+            budgeted AS (
+                SELECT id, previous_expiry,
+                       SUM(size) OVER (ORDER BY deliver_at, id ROWS UNBOUNDED PRECEDING) - size AS before
+                FROM picked)
             UPDATE courier_message m
             SET attempt = m.attempt + 1,
                 lease_token = m.id || '.' || ?,
@@ -52,10 +58,10 @@ public final class QueueSql {
                 deliver_at = CAST(? AS timestamptz)
                              + make_interval(secs => (?::float8[])[m.attempt + 1] * (0.5 + 0.5 * random())),
                 version = m.version + 1
-            FROM picked
-            WHERE m.id = picked.id
+            FROM budgeted
+            WHERE m.id = budgeted.id AND budgeted.before < ?
             RETURNING m.id, m.attempt, m.lease_token, m.lease_expires_at, m.payload_type, m.payload, m.headers,
-                      m.deliver_at, picked.previous_expiry""";
+                      m.deliver_at, budgeted.previous_expiry""";
 
     /**
      * Acknowledges a batch on PostgreSQL: deletes the messages whose current lease is one of the tokens. A token

@@ -3,6 +3,7 @@ package dev.courier.reliable;
 /**
  * A filter over reliable messages; every field is optional (null). {@code subscriber} with
  * {@code deliveryState} answers "which messages has subscriber S not consumed" ({@code DELIVERED} or {@code DEAD}).
+ * {@code after} is the {@link ReliableMessagePage#next} cursor of the page before, or null for the first page.
  */
 public record MessageQuery(
         MessageState state,
@@ -11,7 +12,7 @@ public record MessageQuery(
         String subscriber,
         DeliveryState deliveryState,
         int limit,
-        int offset) {
+        String after) {
 
     public MessageQuery {
         if (topic != null) {
@@ -29,8 +30,8 @@ public record MessageQuery(
         if (limit < 1 || limit > 1000) {
             throw dev.courier.platform.ProblemException.invalid("'limit' must be from 1 to 1000");
         }
-        if (offset < 0) {
-            throw dev.courier.platform.ProblemException.invalid("'offset' must not be negative");
+        if (after != null) {
+            PageCursor.decode(after); // refused here, before any query
         }
     }
 }

@@ -291,7 +291,10 @@ public class MessageResource {
         return ReliableJson.message(messages.get(id), true);
     }
 
-    /** Paged by {@code offset} and {@code limit} (default 100); {@code next} is the next page's offset or null. */
+    /**
+     * Paged by {@code limit} (default 100) and a byte budget; {@code next} is the cursor to pass as {@code after}
+     * for the next page, or null.
+     */
     @RolesAllowed({Roles.ADMIN, Roles.PRODUCER, Roles.CONSUMER})
     @GET
     public JsonObject query(
@@ -301,31 +304,25 @@ public class MessageResource {
             @QueryParam("subscriber") String subscriber,
             @QueryParam("deliveryState") String deliveryState,
             @QueryParam("limit") String limit,
-            @QueryParam("offset") String offset) {
-        int pageSize = number("limit", limit, 100);
-        int from = number("offset", offset, 0);
-        List<ReliableMessage> page = messages.query(new MessageQuery(
+            @QueryParam("after") String after) {
+        ReliableMessagePage page = messages.query(new MessageQuery(
                 state(MessageState.class, "state", state),
                 topic,
                 producer,
                 subscriber,
                 state(DeliveryState.class, "deliveryState", deliveryState),
-                pageSize,
-                from));
+                number("limit", limit, 100),
+                after));
         JsonArrayBuilder list = Json.createArrayBuilder();
         Caller caller = Caller.of(security);
         // Messages of topics whose grants leave the caller out are left out of the page (which may come out
-        // short: the next offset still counts them).
+        // short: the cursor still goes past them).
         Map<String, Grants> grants = caller.trusted() ? Map.of() : topics.grants();
-        page.stream()
+        page.messages().stream()
                 .filter(m -> grants.getOrDefault(m.topic(), Grants.NONE).allowRead(caller))
                 .forEach(m -> list.add(ReliableJson.message(m, false)));
         var json = Json.createObjectBuilder().add("messages", list);
-        if (page.size() == pageSize) {
-            json.add("next", from + pageSize);
-        } else {
-            json.addNull("next");
-        }
+        page.next().ifPresentOrElse(next -> json.add("next", next), () -> json.addNull("next"));
         return json.build();
     }
 

@@ -6,6 +6,7 @@ import static dev.courier.platform.Columns.timestamp;
 import dev.courier.platform.Columns;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -189,10 +190,17 @@ class MessageStore {
         }
     }
 
-    List<MessageRow> query(Connection c, MessageQuery q) throws SQLException {
+    /** Rows of a page, and whether reading stopped at the byte budget before the row limit. */
+    record Page(List<MessageRow> rows, boolean cut) {}
+
+    /**
+     * Up to {@code limit} messages matching the query, oldest first, after its cursor. Stops early, after the row
+     * that brings the payloads to {@code maxBytes}, so a page of large messages is never held whole in memory.
+     */
+    Page query(Connection c, MessageQuery q, int limit, long maxBytes) throws SQLException {
         StringBuilder sql = new StringBuilder("SELECT " + ReliableDatabase.qualified("m", MESSAGE_COLUMNS)
                 + " FROM courier_rm_message m WHERE 1 = 1");
-        List<String> args = new ArrayList<>();
+        List<Object> args = new ArrayList<>();
         if (q.state() != null) {
             sql.append(" AND m.state = ?");
             args.add(q.state().name());
@@ -215,21 +223,38 @@ class MessageStore {
             }
             sql.append(")");
         }
-        sql.append(" ORDER BY m.created_at, m.id OFFSET ? ROWS FETCH NEXT ? ROWS ONLY");
+        if (q.after() != null) {
+            PageCursor after = PageCursor.decode(q.after());
+            sql.append(" AND (m.created_at > ? OR (m.created_at = ? AND m.id > ?))");
+            args.add(timestamp(after.createdAt()));
+            args.add(timestamp(after.createdAt()));
+            args.add(after.id());
+        }
+        sql.append(" ORDER BY m.created_at, m.id FETCH FIRST ? ROWS ONLY");
         try (PreparedStatement select = c.prepareStatement(sql.toString())) {
             int i = 1;
-            for (String arg : args) {
-                select.setString(i++, arg);
-            }
-            select.setInt(i++, q.offset());
-            select.setInt(i, q.limit());
-            try (ResultSet rows = select.executeQuery()) {
-                List<MessageRow> found = new ArrayList<>();
-                while (rows.next()) {
-                    found.add(messageRow(rows));
+            for (Object arg : args) {
+                if (arg instanceof java.sql.Timestamp time) {
+                    select.setTimestamp(i++, time, Columns.utc());
+                } else {
+                    select.setString(i++, (String) arg);
                 }
-                return found;
             }
+            select.setInt(i, limit);
+            select.setFetchSize(Math.min(limit, 50)); // streamed: the budget, not the driver, bounds memory
+            List<MessageRow> found = new ArrayList<>();
+            long bytes = 0;
+            try (ResultSet rows = select.executeQuery()) {
+                while (rows.next()) {
+                    MessageRow row = messageRow(rows);
+                    found.add(row);
+                    bytes += row.payload().getBytes(StandardCharsets.UTF_8).length;
+                    if (bytes >= maxBytes && found.size() < limit) {
+                        return new Page(found, true);
+                    }
+                }
+            }
+            return new Page(found, false);
         }
     }
 

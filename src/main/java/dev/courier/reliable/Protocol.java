@@ -655,11 +655,21 @@ class Protocol {
         }
     }
 
-    /** Messages matching the query, oldest first, each with its ledger (history left out). */
-    List<ReliableMessage> query(MessageQuery query) {
+    /**
+     * A page of the messages matching the query, oldest first, each with its ledger (history left out): up to its
+     * limit, fewer when their payloads reach {@code courier.reliable.max-page-bytes} (the page then has a next
+     * cursor like a full one).
+     */
+    ReliableMessagePage query(MessageQuery query) {
         try (Connection c = database.connection()) {
-            List<ReliableMessage> found = new ArrayList<>();
-            for (MessageStore.MessageRow m : messages.query(c, query)) {
+            MessageStore.Page page = messages.query(c, query, query.limit() + 1, settings.maxPageBytes);
+            List<MessageStore.MessageRow> rows = new ArrayList<>(page.rows());
+            boolean more = rows.size() > query.limit() || page.cut();
+            if (rows.size() > query.limit()) {
+                rows.remove(query.limit());
+            }
+            List<ReliableMessage> found = new ArrayList<>(rows.size());
+            for (MessageStore.MessageRow m : rows) {
                 found.add(view(
                         m,
                         ledger.deliveries(c, m.id()).stream()
@@ -667,7 +677,9 @@ class Protocol {
                                 .toList(),
                         List.of()));
             }
-            return found;
+            MessageStore.MessageRow last = rows.isEmpty() ? null : rows.get(rows.size() - 1);
+            return new ReliableMessagePage(
+                    found, more ? Optional.of(new PageCursor(last.createdAt(), last.id()).encode()) : Optional.empty());
         } catch (SQLException e) {
             throw new IllegalStateException("query failed", e);
         }

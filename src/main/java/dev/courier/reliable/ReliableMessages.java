@@ -124,8 +124,13 @@ public class ReliableMessages {
         return protocol.get(id);
     }
 
-    /** Messages matching the query, oldest first, each with its ledger (history left out). */
-    public List<ReliableMessage> query(MessageQuery query) {
+    /**
+     * A page of the messages matching the query, oldest first, each with its ledger (history left out): up to its
+     * limit, fewer when their payloads reach {@code courier.reliable.max-page-bytes}.
+     *
+     * @throws dev.courier.platform.ProblemException 400 for a cursor no page gave
+     */
+    public ReliableMessagePage query(MessageQuery query) {
         return protocol.query(query);
     }
 }

@@ -91,6 +91,11 @@ class ReliableSettings {
     @ConfigProperty(name = "courier.reliable.max-payload-bytes", defaultValue = "262144")
     int maxPayloadBytes;
 
+    /** Payload bytes one page of a message query carries at most (it ends early, with a next cursor). */
+    @Inject
+    @ConfigProperty(name = "courier.reliable.max-page-bytes", defaultValue = "4194304")
+    long maxPageBytes;
+
     // Which hosts a producer's check-back and notification URLs may name: "*" for any, else a list of host names
     // (exact, case-insensitive) or suffixes starting with a dot (".example.com"). Stops a registration from
     // pointing Courier's calls into a network the caller could not reach itself; a host not named exactly must

@@ -658,6 +658,17 @@ class TransactionalQueueIT {
     }
 
     @Test
+    void should_lease_no_more_than_the_byte_budget_in_one_receive_and_leave_the_rest_deliverable() {
+        for (int i = 0; i < 20; i++) {
+            queue.send(name, Payload.bytes(new byte[250_000]), SendOptions.now());
+        }
+        // 4 MiB: the 17th message is the one that reaches it.
+        assertEquals(17, queue.receive(name, 100).size(), "the receive ends at the byte budget");
+        assertEquals(3, queue.receive(name, 100).size(), "the rest, for the next receive");
+        assertTrue(queue.receive(name, 100).isEmpty(), "all 20 leased");
+    }
+
+    @Test
     void should_ack_and_resend_in_one_transaction() throws Exception {
         queue.send(name, Payload.json("\"step 1\""), SendOptions.now());
         Delivery delivery = queue.receive(name, 1).get(0);
@@ -886,6 +897,7 @@ class TransactionalQueueIT {
                 statement.setTimestamp(6, now);
                 statement.setTimestamp(7, now);
                 statement.setArray(8, connection.createArrayOf("float8", new Double[] {1.0, 2.0, 4.0, 8.0, 0.0}));
+                statement.setLong(9, 4_194_304L);
             });
             for (String plan : List.of(ack, ackAll, claim)) {
                 assertFalse(plan.contains("Seq Scan"), plan);

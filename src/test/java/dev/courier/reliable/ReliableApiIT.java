@@ -13,6 +13,7 @@ import dev.courier.testing.Metrics;
 import jakarta.json.JsonObject;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -569,16 +570,49 @@ class ReliableApiIT {
         assertEquals(3, ids("producer=" + f.producer).size());
         JsonObject page =
                 http.get("api/messages?producer=" + f.producer + "&limit=2").json();
-        assertEquals(2, page.getInt("next"));
-        assertEquals(
-                1,
-                http.get("api/messages?producer=" + f.producer + "&limit=2&offset=2")
-                        .json()
-                        .getJsonArray("messages")
-                        .size());
+        assertEquals(List.of(first, second), idsOf(page));
+        JsonObject rest = http.get("api/messages?producer=" + f.producer + "&limit=2&after=" + page.getString("next"))
+                .json();
+        assertEquals(1, rest.getJsonArray("messages").size(), "the third, after the cursor");
+        assertTrue(rest.isNull("next"), "the last page");
         JsonObject producer = http.get("api/producers/" + f.producer).json();
         assertEquals("CLOSED", producer.getString("circuit"));
         assertEquals(1, producer.getInt("pending"));
+    }
+
+    @Test
+    void should_end_a_page_of_large_messages_at_the_byte_budget_with_a_cursor_to_the_rest() {
+        f.register(f.producer, "BARRIER").subscribe("big");
+        String large = "\"" + "x".repeat(250_000) + "\"";
+        List<String> prepared = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            prepared.add(f.prepare(large, 60));
+        }
+
+        JsonObject first =
+                http.get("api/messages?producer=" + f.producer + "&limit=100").json();
+        // 4 MiB: the 17th message is the one that reaches it.
+        assertEquals(prepared.subList(0, 17), idsOf(first), "the page ends at the byte budget");
+        JsonObject rest = http.get(
+                        "api/messages?producer=" + f.producer + "&limit=100&after=" + first.getString("next"))
+                .json();
+        assertEquals(prepared.subList(17, 20), idsOf(rest), "the cursor leads to the rest");
+        assertTrue(rest.isNull("next"));
+    }
+
+    @Test
+    void should_refuse_a_cursor_no_page_gave() {
+        for (String after : List.of("not-a-cursor", "MjAyNS0wMy0xNA", "%20")) {
+            Http.Response answer = http.get("api/messages?after=" + after);
+            assertEquals(400, answer.status(), after);
+            assertEquals("'after' must be the 'next' of a page", answer.json().getString("detail"));
+        }
+    }
+
+    private static List<String> idsOf(JsonObject page) {
+        return page.getJsonArray("messages").getValuesAs(JsonObject.class).stream()
+                .map(m -> m.getString("id"))
+                .toList();
     }
 
     @Test
