@@ -1,6 +1,7 @@
 package dev.courier.scenario;
 
 import dev.courier.access.Grants;
+import dev.courier.access.Principals;
 import dev.courier.audit.AuditTrail;
 import dev.courier.client.CallSignature;
 import dev.courier.client.ClientTables;
@@ -145,12 +146,13 @@ public class RmsParties {
         ClientTables.create(inventoryDb);
         for (String service : List.of(ORDERS_SERVICE, INVENTORY_SERVICE)) {
             String checkBack = courierUrl + "api/scenario/check-back/" + service.substring("scenario-".length());
-            producers.register(service, checkBack, null);
+            // Each service alone acts for its own producer name.
+            producers.register(service, checkBack, null, only(service));
             audit("producer.register", "producer " + service, checkBack);
         }
-        topics.subscribe(ORDERS_TOPIC, "inventory", null, Duration.ofSeconds(30));
+        topics.subscribe(ORDERS_TOPIC, "inventory", null, Duration.ofSeconds(30), only(INVENTORY_SERVICE));
         audit("topic.subscribe", "topic " + ORDERS_TOPIC + " subscriber inventory", null);
-        topics.subscribe(REPLIES_TOPIC, "orders", null, Duration.ofSeconds(30));
+        topics.subscribe(REPLIES_TOPIC, "orders", null, Duration.ofSeconds(30), only(ORDERS_SERVICE));
         audit("topic.subscribe", "topic " + REPLIES_TOPIC + " subscriber orders", null);
         // Orders are sent by the orders service and consumed by the inventory service; replies the other way.
         Grants orders = grants(ORDERS_SERVICE, INVENTORY_SERVICE);
@@ -172,6 +174,11 @@ public class RmsParties {
                 .add("send", jakarta.json.Json.createArrayBuilder().add("user:" + sender))
                 .add("consume", jakarta.json.Json.createArrayBuilder().add("user:" + consumer))
                 .build());
+    }
+
+    private static Principals only(String user) {
+        return Principals.fromJson(
+                jakarta.json.Json.createArrayBuilder().add("user:" + user).build());
     }
 
     /** @throws ProblemException 503 until {@link RmsSetUp} has set the services up */

@@ -51,6 +51,9 @@ public class MessageResource {
     @Inject
     private Prepares prepares;
 
+    @Inject
+    private Producers producers;
+
     @Context
     private SecurityContext security;
 
@@ -72,6 +75,10 @@ public class MessageResource {
         Caller caller = Caller.of(security);
         if (!caller.trusted()) {
             topics.grants(Names.check("topic", topic)).require(caller, Action.SEND, "topic " + topic);
+            // An unknown producer passes: the prepare answers 404 for it.
+            producers
+                    .principals(Names.check("producer", producer))
+                    .ifPresent(p -> p.require(caller, "producer " + producer));
         }
         String id = prepares.prepare(new Prepare(
                 topic,
@@ -91,7 +98,7 @@ public class MessageResource {
     @Path("{id}/confirm")
     public JsonObject confirm(@PathParam("id") String id, String body) {
         JsonRequest request = JsonRequest.parse(body);
-        requireForMessage(id, Action.SEND);
+        requireForProducer(id);
         return ReliableJson.outcome(
                 messages.confirm(id, request.value("payload").map(JsonValue::toString), request.stringMap("headers")));
     }
@@ -101,7 +108,7 @@ public class MessageResource {
     @DELETE
     @Path("{id}")
     public JsonObject cancel(@PathParam("id") String id) {
-        requireForMessage(id, Action.SEND);
+        requireForProducer(id);
         return ReliableJson.outcome(messages.cancel(id));
     }
 
@@ -114,7 +121,7 @@ public class MessageResource {
         JsonRequest request = JsonRequest.of(body);
         String subscriber =
                 request.string("subscriber").orElseThrow(() -> ProblemException.invalid("'subscriber' is required"));
-        requireForMessage(id, Action.CONSUME);
+        requireForSubscriber(id, subscriber);
         return ReliableJson.outcome(messages.consumed(id, subscriber));
     }
 
@@ -136,7 +143,7 @@ public class MessageResource {
         return answerEach(
                 batch(body, "reports"),
                 MessageResource::report,
-                r -> requireForMessage(r.messageId(), Action.CONSUME),
+                r -> requireForSubscriber(r.messageId(), r.subscriber()),
                 messages::report,
                 (r, problem) -> new Report.Result(r, null, problem),
                 ReliableJson::result);
@@ -209,7 +216,7 @@ public class MessageResource {
         return answerEach(
                 batch(body, "settles"),
                 MessageResource::settle,
-                settle -> requireForMessage(settle.messageId(), Action.SEND),
+                settle -> requireForProducer(settle.messageId()),
                 messages::settle,
                 (settle, problem) -> new Settle.Result(settle, null, problem),
                 ReliableJson::result);
@@ -262,7 +269,7 @@ public class MessageResource {
         String subscriber =
                 request.string("subscriber").orElseThrow(() -> ProblemException.invalid("'subscriber' is required"));
         String reason = request.string("reason").orElseThrow(() -> ProblemException.invalid("'reason' is required"));
-        requireForMessage(id, Action.CONSUME);
+        requireForSubscriber(id, subscriber);
         return ReliableJson.outcome(messages.failed(id, subscriber, reason));
     }
 
@@ -327,15 +334,34 @@ public class MessageResource {
     }
 
     /**
-     * Passes when the grants of message {@code id}'s topic allow the caller {@code action}; an unknown message
-     * passes (the operation answers 404 for it). @throws NotGrantedException 403 naming the action
+     * Passes when the caller may send on message {@code id}'s topic and act for its producer (confirm, cancel); an
+     * unknown message passes (the operation answers 404 for it). @throws NotGrantedException 403
      */
-    private void requireForMessage(String id, Action action) {
+    private void requireForProducer(String id) {
         Caller caller = Caller.of(security);
         if (caller.trusted()) {
             return;
         }
-        topics.grantsOfMessage(id).ifPresent(topic -> topic.grants().require(caller, action, "topic " + topic.topic()));
+        topics.accessOf(id).ifPresent(access -> {
+            access.grants().require(caller, Action.SEND, "topic " + access.topic());
+            access.producerPrincipals().require(caller, "producer " + access.producer());
+        });
+    }
+
+    /**
+     * Passes when the caller may consume message {@code id}'s topic and report for {@code subscriber}; an unknown
+     * message or subscriber passes (the operation answers 404 for it). @throws NotGrantedException 403
+     */
+    private void requireForSubscriber(String id, String subscriber) {
+        Caller caller = Caller.of(security);
+        if (caller.trusted()) {
+            return;
+        }
+        topics.accessOf(id).ifPresent(access -> {
+            access.grants().require(caller, Action.CONSUME, "topic " + access.topic());
+            topics.subscriberPrincipals(access.topic(), subscriber)
+                    .ifPresent(p -> p.require(caller, "subscriber " + subscriber + " of topic " + access.topic()));
+        });
     }
 
     /**
@@ -347,7 +373,7 @@ public class MessageResource {
         if (caller.trusted()) {
             return;
         }
-        topics.grantsOfMessage(id).ifPresent(topic -> {
+        topics.accessOf(id).ifPresent(topic -> {
             if (!topic.grants().allowRead(caller)) {
                 Action named = topic.grants().of(Action.CONSUME).isEmpty() ? Action.SEND : Action.CONSUME;
                 throw new NotGrantedException(caller, named, "topic " + topic.topic());

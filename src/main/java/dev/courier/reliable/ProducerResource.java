@@ -1,5 +1,6 @@
 package dev.courier.reliable;
 
+import dev.courier.access.Principals;
 import dev.courier.audit.Audited;
 import dev.courier.platform.Json;
 import dev.courier.platform.JsonRequest;
@@ -30,8 +31,8 @@ public class ProducerResource {
     private Producers producers;
 
     /**
-     * {@code {"name", "checkBackUrl", "notificationUrl"?}} → 201 created, with the {@code signingSecret} this once;
-     * 200 updated (the secret stays).
+     * {@code {"name", "checkBackUrl", "notificationUrl"?, "principals"?}} → 201 created, with the
+     * {@code signingSecret} this once; 200 updated (the secret stays, and the principals when none are given).
      */
     @Audited("producer.register")
     @RolesAllowed(Roles.ADMIN)
@@ -43,7 +44,10 @@ public class ProducerResource {
         String checkBack = request.string("checkBackUrl")
                 .orElseThrow(() -> ProblemException.invalid("'checkBackUrl' is required"));
         Producers.Registration registered = producers.register(
-                name, checkBack, request.string("notificationUrl").orElse(null));
+                name,
+                checkBack,
+                request.string("notificationUrl").orElse(null),
+                request.value("principals").map(Principals::fromJson).orElse(null));
         JsonObject producer = ReliableJson.producer(producers.status(name));
         return Response.status(registered.created() ? 201 : 200)
                 .entity(registered

@@ -3,6 +3,7 @@ package dev.courier.reliable;
 import static dev.courier.platform.Columns.instant;
 import static dev.courier.platform.Columns.timestamp;
 
+import dev.courier.access.Principals;
 import dev.courier.platform.Columns;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.net.URI;
@@ -23,29 +24,42 @@ import java.util.Optional;
 class ProducerStore {
 
     /**
-     * Updates a producer's URLs, or creates it with {@code newSecret} as its signing secret (an update keeps the
-     * secret it has). @return true when the producer was created, false when updated
+     * Updates a producer's URLs and principals (null keeps them), or creates it with {@code newSecret} as its
+     * signing secret (an update keeps the secret it has). @return true when the producer was created, false when
+     * updated
      */
-    boolean saveProducer(Connection c, String name, URI checkBack, URI notification, String newSecret, Instant now)
+    boolean saveProducer(
+            Connection c,
+            String name,
+            URI checkBack,
+            URI notification,
+            Principals principals,
+            String newSecret,
+            Instant now)
             throws SQLException {
+        String acting = principals == null ? null : principals.encode();
         try (PreparedStatement update = c.prepareStatement("UPDATE courier_rm_producer SET check_back_url = ?, "
-                + "notification_url = ?, updated_at = ? WHERE name = ?")) {
+                + "notification_url = ?, principals = COALESCE(CAST(? AS VARCHAR(4000)), principals), "
+                + "updated_at = ? WHERE name = ?")) {
             update.setString(1, checkBack.toString());
             update.setString(2, notification == null ? null : notification.toString());
-            update.setTimestamp(3, timestamp(now), Columns.utc());
-            update.setString(4, name);
+            update.setString(3, acting);
+            update.setTimestamp(4, timestamp(now), Columns.utc());
+            update.setString(5, name);
             if (update.executeUpdate() == 1) {
                 return false;
             }
         }
-        try (PreparedStatement insert = c.prepareStatement("INSERT INTO courier_rm_producer (name, check_back_url, "
-                + "notification_url, created_at, updated_at, signing_secret) VALUES (?, ?, ?, ?, ?, ?)")) {
+        try (PreparedStatement insert = c.prepareStatement(
+                "INSERT INTO courier_rm_producer (name, check_back_url, "
+                        + "notification_url, created_at, updated_at, signing_secret, principals) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
             insert.setString(1, name);
             insert.setString(2, checkBack.toString());
             insert.setString(3, notification == null ? null : notification.toString());
             insert.setTimestamp(4, timestamp(now), Columns.utc());
             insert.setTimestamp(5, timestamp(now), Columns.utc());
             insert.setString(6, newSecret);
+            insert.setString(7, acting);
             insert.executeUpdate();
             return true;
         }
@@ -99,7 +113,8 @@ class ProducerStore {
 
     private static List<Producer> producers(Connection c, String where, String name) throws SQLException {
         try (PreparedStatement select = c.prepareStatement(
-                "SELECT name, check_back_url, notification_url, created_at FROM courier_rm_producer" + where)) {
+                "SELECT name, check_back_url, notification_url, created_at, principals FROM courier_rm_producer"
+                        + where)) {
             if (name != null) {
                 select.setString(1, name);
             }
@@ -111,6 +126,7 @@ class ProducerStore {
                             rows.getString(1),
                             URI.create(rows.getString(2)),
                             notification == null ? null : URI.create(notification),
+                            Principals.decode(rows.getString(5)),
                             instant(rows, 4)));
                 }
                 return producers;

@@ -1,5 +1,6 @@
 package dev.courier.reliable;
 
+import dev.courier.access.Principals;
 import dev.courier.client.CallSignature;
 import dev.courier.platform.DatabaseClock;
 import dev.courier.platform.ProblemException;
@@ -47,14 +48,18 @@ public class Producers {
     /** A registration's outcome: the signing secret of a new producer, none for an update. */
     public record Registration(boolean created, Optional<String> secret) {}
 
-    /** @throws ProblemException 400 for a bad name, or a URL that is malformed or names a host not allowed */
-    public Registration register(String name, String checkBackUrl, String notificationUrl) {
+    /**
+     * @param principals who may prepare, confirm and cancel its messages besides admins; null keeps those it has
+     *     (none for a new producer)
+     * @throws ProblemException 400 for a bad name, or a URL that is malformed or names a host not allowed
+     */
+    public Registration register(String name, String checkBackUrl, String notificationUrl, Principals principals) {
         Names.check("name", name);
         URI checkBack = url("checkBackUrl", checkBackUrl);
         URI notification = notificationUrl == null ? null : url("notificationUrl", notificationUrl);
         String secret = CallSignature.newSecret();
         try (Connection c = database.connection()) {
-            boolean created = store.saveProducer(c, name, checkBack, notification, secret, clock.instant());
+            boolean created = store.saveProducer(c, name, checkBack, notification, principals, secret, clock.instant());
             return new Registration(created, created ? Optional.of(secret) : Optional.empty());
         } catch (SQLException e) {
             throw new IllegalStateException("registering a producer failed", e);
@@ -89,6 +94,15 @@ public class Producers {
             return secret;
         } catch (SQLException e) {
             throw new IllegalStateException("replacing a producer's secret failed", e);
+        }
+    }
+
+    /** The principals who may act for producer {@code name}; empty for no such producer. */
+    public Optional<Principals> principals(String name) {
+        try (Connection c = database.connection()) {
+            return store.producer(c, name).map(Producer::principals);
+        } catch (SQLException e) {
+            throw new IllegalStateException("reading a producer failed", e);
         }
     }
 

@@ -83,6 +83,7 @@ final class ReliableJson {
                 .add("name", producer.name())
                 .add("checkBackUrl", producer.checkBackUrl().toString());
         optional(json, "notificationUrl", producer.notificationUrl());
+        json.add("principals", producer.principals().toJson());
         optional(json, "createdAt", producer.createdAt());
         return json;
     }
@@ -104,6 +105,7 @@ final class ReliableJson {
                 .add("queue", s.queue())
                 .add("retryLimit", s.retryLimit())
                 .add("deliveryTimeoutSeconds", seconds(s.deliveryTimeout()))
+                .add("principals", s.principals().toJson())
                 .build();
     }
 

@@ -1,5 +1,6 @@
 package dev.courier.reliable;
 
+import dev.courier.access.Principals;
 import java.time.Duration;
 
 /**
@@ -8,8 +9,9 @@ import java.time.Duration;
  *
  * @param retryLimit redeliveries after the first delivery before the delivery is dead
  * @param deliveryTimeout how long Courier waits for the subscriber's report before it redelivers
+ * @param principals who may report its deliveries consumed or failed besides admins
  */
-public record Subscriber(String topic, String name, int retryLimit, Duration deliveryTimeout) {
+public record Subscriber(String topic, String name, int retryLimit, Duration deliveryTimeout, Principals principals) {
 
     /** The broker queue that holds this subscriber's messages. */
     public String queue() {

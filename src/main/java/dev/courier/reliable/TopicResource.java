@@ -1,6 +1,7 @@
 package dev.courier.reliable;
 
 import dev.courier.access.Grants;
+import dev.courier.access.Principals;
 import dev.courier.audit.Audited;
 import dev.courier.platform.Json;
 import dev.courier.platform.JsonRequest;
@@ -35,7 +36,10 @@ public class TopicResource {
     @Inject
     private Topics topics;
 
-    /** {@code {"name", "retryLimit"?, "deliveryTimeoutSeconds"?}} → 201 created, 200 updated. */
+    /**
+     * {@code {"name", "retryLimit"?, "deliveryTimeoutSeconds"?, "principals"?}} → 201 created, 200 updated (the
+     * principals stay when none are given).
+     */
     @Audited("topic.subscribe")
     @RolesAllowed(Roles.ADMIN)
     @POST
@@ -52,7 +56,8 @@ public class TopicResource {
                 topic,
                 name,
                 request.integer("retryLimit", 0, 1000).orElse(null),
-                request.seconds("deliveryTimeoutSeconds", 0.001, 86_400).orElse(null));
+                request.seconds("deliveryTimeoutSeconds", 0.001, 86_400).orElse(null),
+                request.value("principals").map(Principals::fromJson).orElse(null));
         return Response.status(created ? 201 : 200)
                 .entity(ReliableJson.topic(topic, topics.subscribers(topic), topics.grants(topic)))
                 .build();

@@ -2,6 +2,7 @@ package dev.courier.reliable;
 
 import static dev.courier.platform.Columns.timestamp;
 
+import dev.courier.access.Principals;
 import dev.courier.platform.Columns;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.sql.Connection;
@@ -23,27 +24,36 @@ import java.util.Optional;
 @ApplicationScoped
 class TopicStore {
 
-    /** @return true when the subscriber was created, false when updated */
+    /**
+     * Saves a subscriber; its principals null keeps those it has (none for a new one).
+     *
+     * @return true when the subscriber was created, false when updated
+     */
     boolean saveSubscriber(Connection c, Subscriber s, Instant now) throws SQLException {
+        String acting = s.principals() == null ? null : s.principals().encode();
         try (PreparedStatement update = c.prepareStatement("UPDATE courier_rm_subscriber SET retry_limit = ?, "
-                + "delivery_timeout_ms = ?, updated_at = ? WHERE topic = ? AND name = ?")) {
+                + "delivery_timeout_ms = ?, principals = COALESCE(CAST(? AS VARCHAR(4000)), principals), "
+                + "updated_at = ? WHERE topic = ? AND name = ?")) {
             update.setInt(1, s.retryLimit());
             update.setLong(2, s.deliveryTimeout().toMillis());
-            update.setTimestamp(3, timestamp(now), Columns.utc());
-            update.setString(4, s.topic());
-            update.setString(5, s.name());
+            update.setString(3, acting);
+            update.setTimestamp(4, timestamp(now), Columns.utc());
+            update.setString(5, s.topic());
+            update.setString(6, s.name());
             if (update.executeUpdate() == 1) {
                 return false;
             }
         }
-        try (PreparedStatement insert = c.prepareStatement("INSERT INTO courier_rm_subscriber (topic, name, "
-                + "retry_limit, delivery_timeout_ms, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)")) {
+        try (PreparedStatement insert = c.prepareStatement(
+                "INSERT INTO courier_rm_subscriber (topic, name, "
+                        + "retry_limit, delivery_timeout_ms, created_at, updated_at, principals) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
             insert.setString(1, s.topic());
             insert.setString(2, s.name());
             insert.setInt(3, s.retryLimit());
             insert.setLong(4, s.deliveryTimeout().toMillis());
             insert.setTimestamp(5, timestamp(now), Columns.utc());
             insert.setTimestamp(6, timestamp(now), Columns.utc());
+            insert.setString(7, acting);
             insert.executeUpdate();
             return true;
         }
@@ -51,8 +61,9 @@ class TopicStore {
 
     /** Subscribers of {@code topic}, or of every topic when it is null, by topic and name. */
     List<Subscriber> subscribers(Connection c, String topic) throws SQLException {
-        try (PreparedStatement select = c.prepareStatement("SELECT topic, name, retry_limit, delivery_timeout_ms "
-                + "FROM courier_rm_subscriber" + (topic == null ? "" : " WHERE topic = ?") + " ORDER BY topic, name")) {
+        try (PreparedStatement select = c.prepareStatement(
+                "SELECT topic, name, retry_limit, delivery_timeout_ms, " + "principals FROM courier_rm_subscriber"
+                        + (topic == null ? "" : " WHERE topic = ?") + " ORDER BY topic, name")) {
             if (topic != null) {
                 select.setString(1, topic);
             }
@@ -60,7 +71,11 @@ class TopicStore {
                 List<Subscriber> subscribers = new ArrayList<>();
                 while (rows.next()) {
                     subscribers.add(new Subscriber(
-                            rows.getString(1), rows.getString(2), rows.getInt(3), Duration.ofMillis(rows.getLong(4))));
+                            rows.getString(1),
+                            rows.getString(2),
+                            rows.getInt(3),
+                            Duration.ofMillis(rows.getLong(4)),
+                            Principals.decode(rows.getString(5))));
                 }
                 return subscribers;
             }
@@ -104,16 +119,32 @@ class TopicStore {
         }
     }
 
-    /** A message's topic and that topic's encoded grants (null: none). */
-    record TopicOf(String topic, String grants) {}
+    /** A message's topic and that topic's encoded grants (null: none), its producer and that one's principals. */
+    record TopicOf(String topic, String grants, String producer, String producerPrincipals) {}
 
     /** The topic of message {@code id} with its grants; empty for no such message. */
     Optional<TopicOf> topicOf(Connection c, String id) throws SQLException {
-        try (PreparedStatement select = c.prepareStatement("SELECT m.topic, t.grants FROM courier_rm_message m "
-                + "LEFT JOIN courier_rm_topic t ON t.name = m.topic WHERE m.id = ?")) {
+        try (PreparedStatement select = c.prepareStatement("SELECT m.topic, t.grants, m.producer, p.principals "
+                + "FROM courier_rm_message m LEFT JOIN courier_rm_topic t ON t.name = m.topic "
+                + "LEFT JOIN courier_rm_producer p ON p.name = m.producer WHERE m.id = ?")) {
             select.setString(1, id);
             try (ResultSet rows = select.executeQuery()) {
-                return rows.next() ? Optional.of(new TopicOf(rows.getString(1), rows.getString(2))) : Optional.empty();
+                return rows.next()
+                        ? Optional.of(
+                                new TopicOf(rows.getString(1), rows.getString(2), rows.getString(3), rows.getString(4)))
+                        : Optional.empty();
+            }
+        }
+    }
+
+    /** The principals of a subscriber, encoded (empty string for none); empty for no such subscriber. */
+    Optional<String> subscriberPrincipals(Connection c, String topic, String name) throws SQLException {
+        try (PreparedStatement select =
+                c.prepareStatement("SELECT principals FROM courier_rm_subscriber WHERE topic = ? AND name = ?")) {
+            select.setString(1, topic);
+            select.setString(2, name);
+            try (ResultSet rows = select.executeQuery()) {
+                return rows.next() ? Optional.of(rows.getString(1) == null ? "" : rows.getString(1)) : Optional.empty();
             }
         }
     }

@@ -1,6 +1,7 @@
 package dev.courier.reliable;
 
 import dev.courier.access.Grants;
+import dev.courier.access.Principals;
 import dev.courier.platform.DatabaseClock;
 import dev.courier.platform.ProblemException;
 import jakarta.ejb.Stateless;
@@ -48,16 +49,19 @@ public class Topics {
     /**
      * @param retryLimit null for {@code courier.reliable.retry-limit} (10)
      * @param deliveryTimeout null for {@code courier.reliable.delivery-timeout} (60 s)
+     * @param principals who may report its deliveries besides admins; null keeps those it has (none for a new one)
      * @return true when the subscriber is new
      * @throws ProblemException 400 for bad names or limits; 503 when the broker is unreachable
      */
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
-    public boolean subscribe(String topic, String name, Integer retryLimit, Duration deliveryTimeout) {
+    public boolean subscribe(
+            String topic, String name, Integer retryLimit, Duration deliveryTimeout, Principals principals) {
         Subscriber subscriber = new Subscriber(
                 Names.check("topic", topic),
                 Names.check("name", name),
                 retryLimit == null ? settings.retryLimit : retryLimit,
-                deliveryTimeout == null ? settings.deliveryTimeout : deliveryTimeout);
+                deliveryTimeout == null ? settings.deliveryTimeout : deliveryTimeout,
+                principals);
         if (subscriber.retryLimit() < 0 || subscriber.retryLimit() > 1000) {
             throw ProblemException.invalid("'retryLimit' must be from 0 to 1000");
         }
@@ -107,6 +111,15 @@ public class Topics {
         }
     }
 
+    /** The principals who may report for subscriber {@code name} of {@code topic}; empty for no such subscriber. */
+    public Optional<Principals> subscriberPrincipals(String topic, String name) {
+        try (Connection c = database.connection()) {
+            return store.subscriberPrincipals(c, topic, name).map(Principals::decode);
+        } catch (SQLException e) {
+            throw new IllegalStateException("reading the principals of subscriber " + name + " failed", e);
+        }
+    }
+
     /** The grants of every topic that has some. */
     public Map<String, Grants> grants() {
         try (Connection c = database.connection()) {
@@ -128,12 +141,17 @@ public class Topics {
     }
 
     /**
-     * The topic of message {@code id} with that topic's grants; empty for no such message. The caller checks
-     * them against whoever it acts for ({@link Grants#allow}).
+     * The topic of message {@code id} with that topic's grants, and its producer with that one's principals; empty
+     * for no such message. The caller checks them against whoever it acts for ({@link Grants#allow}).
      */
-    public Optional<TopicGrants> grantsOfMessage(String id) {
+    public Optional<MessageAccess> accessOf(String id) {
         try (Connection c = database.connection()) {
-            return store.topicOf(c, id).map(t -> new TopicGrants(t.topic(), Grants.decode(t.grants())));
+            return store.topicOf(c, id)
+                    .map(t -> new MessageAccess(
+                            t.topic(),
+                            Grants.decode(t.grants()),
+                            t.producer(),
+                            Principals.decode(t.producerPrincipals())));
         } catch (SQLException e) {
             throw new IllegalStateException("reading the grants of message " + id + " failed", e);
         }

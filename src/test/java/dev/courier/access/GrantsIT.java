@@ -148,6 +148,96 @@ class GrantsIT {
                 admin.get("api/queues/" + queue).json().getJsonObject("grants").toString());
     }
 
+    /** The producers and subscribers of the topic tests: every user acts for them, so the topic's grants decide. */
+    private static final String ACTING = "\"principals\": [\"user:producer\", \"user:consumer\", \"user:partner\"]";
+
+    @Test
+    void should_let_only_the_principals_of_a_producer_act_for_it_and_of_a_subscriber_report_for_it() {
+        String topic = "ga" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        String app = "gp" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        String nobodys = "gn" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        Http.Response registered = admin.post(
+                "api/producers",
+                "{\"name\": \"" + app + "\", \"checkBackUrl\": \"http://localhost/check-back\", "
+                        + "\"principals\": [\"group:partners\"]}");
+        assertEquals(201, registered.status(), registered::toString);
+        assertEquals(
+                "[\"group:partners\"]",
+                registered.json().getJsonArray("principals").toString());
+        assertEquals(
+                201,
+                admin.post(
+                                "api/producers",
+                                "{\"name\": \"" + nobodys + "\", \"checkBackUrl\": \"http://localhost/check-back\"}")
+                        .status());
+        Http.Response subscribed = admin.post(
+                "api/topics/" + topic + "/subscribers", "{\"name\": \"s\", \"principals\": [\"user:consumer\"]}");
+        assertEquals(201, subscribed.status(), subscribed::toString);
+        assertEquals(
+                201,
+                admin.post("api/topics/" + topic + "/subscribers", "{\"name\": \"t\"}")
+                        .status());
+
+        String prepare = "{\"topic\": \"" + topic + "\", \"producer\": \"" + app + "\", \"payload\": {\"n\": 1}}";
+        notGranted(producer.post("api/messages", prepare), "'producer' may not act for producer " + app);
+        notGranted(
+                partner.post("api/messages", prepare.replace(app, nobodys)),
+                "'partner' may not act for producer " + nobodys);
+        Http.Response prepared = partner.post("api/messages", prepare);
+        assertEquals(201, prepared.status(), "a member of the producer's group: " + prepared);
+        String id = prepared.json().getString("id");
+        notGranted(producer.post("api/messages/" + id + "/confirm", "{\"payload\": {\"forged\": true}}"), null);
+        notGranted(producer.delete("api/messages/" + id), null);
+        JsonObject settled = producer.post(
+                        "api/messages/settles",
+                        "{\"settles\": [{\"messageId\": \"" + id + "\", \"outcome\": \"ROLLED_BACK\"}]}")
+                .json()
+                .getJsonArray("results")
+                .getJsonObject(0);
+        assertEquals(403, settled.getInt("status"), settled::toString);
+        assertEquals("PENDING", admin.get("api/messages/" + id).json().getString("state"), "refusals change nothing");
+        assertEquals(
+                "SENT",
+                partner.post("api/messages/" + id + "/confirm", "").json().getString("state"));
+
+        notGranted(
+                partner.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"s\"}"),
+                "'partner' may not act for subscriber s of topic " + topic);
+        notGranted(partner.post("api/messages/" + id + "/failed", "{\"subscriber\": \"s\", \"reason\": \"x\"}"), null);
+        notGranted(consumer.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"t\"}"), null);
+        JsonObject reported = partner.post(
+                        "api/messages/reports",
+                        "{\"reports\": [{\"messageId\": \"" + id
+                                + "\", \"subscriber\": \"s\", \"outcome\": \"CONSUMED\"}]}")
+                .json()
+                .getJsonArray("results")
+                .getJsonObject(0);
+        assertEquals(403, reported.getInt("status"), reported::toString);
+        assertEquals(
+                "SENT",
+                consumer.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"s\"}")
+                        .json()
+                        .getString("state"),
+                "the subscriber's principal reports; t, whose principals are none, waits for an admin");
+        assertEquals(
+                "COMPLETED",
+                admin.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"t\"}")
+                        .json()
+                        .getString("state"));
+
+        // Registering again without principals keeps them; with them replaces them.
+        String url = "\"checkBackUrl\": \"http://localhost/check-back\"";
+        admin.post("api/producers", "{\"name\": \"" + app + "\", " + url + "}");
+        notGranted(producer.post("api/messages", prepare), null);
+        admin.post("api/producers", "{\"name\": \"" + app + "\", " + url + ", \"principals\": [\"user:producer\"]}");
+        assertEquals(201, producer.post("api/messages", prepare).status());
+        for (String bad : new String[] {"\"user:producer\"", "[\"alice\"]", "[1]"}) {
+            Http.Response refused = admin.post(
+                    "api/producers", "{\"name\": \"" + app + "\", " + url + ", \"principals\": " + bad + "}");
+            assertEquals(400, refused.status(), bad + " " + refused);
+        }
+    }
+
     @Test
     void should_let_only_granted_users_prepare_to_and_report_on_a_topic() {
         String topic = "gt" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
@@ -156,7 +246,8 @@ class GrantsIT {
                 201,
                 admin.post(
                                 "api/producers",
-                                "{\"name\": \"" + app + "\", \"checkBackUrl\": " + "\"http://localhost/check-back\"}")
+                                "{\"name\": \"" + app + "\", \"checkBackUrl\": \"http://localhost/check-back\", "
+                                        + ACTING + "}")
                         .status());
         Http.Response defined = admin.put(
                 "api/topics/" + topic,
@@ -165,7 +256,7 @@ class GrantsIT {
         assertEquals(0, defined.json().getJsonArray("subscribers").size(), "grants may come before subscribers");
         assertEquals(
                 201,
-                admin.post("api/topics/" + topic + "/subscribers", "{\"name\": \"s\"}")
+                admin.post("api/topics/" + topic + "/subscribers", "{\"name\": \"s\", " + ACTING + "}")
                         .status());
         assertEquals(
                 "{\"send\":[\"user:partner\"],\"consume\":[\"user:consumer\"]}",
@@ -218,7 +309,8 @@ class GrantsIT {
                 201,
                 admin.post(
                                 "api/producers",
-                                "{\"name\": \"" + app + "\", \"checkBackUrl\": " + "\"http://localhost/check-back\"}")
+                                "{\"name\": \"" + app + "\", \"checkBackUrl\": \"http://localhost/check-back\", "
+                                        + ACTING + "}")
                         .status());
         // Consumers narrowed to a group, senders not: the producers send, and only the group reads.
         String consumed = "gr" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
@@ -261,7 +353,9 @@ class GrantsIT {
     }
 
     private String prepared(Http as, String topic, String producer) {
-        admin.post("api/topics/" + topic + "/subscribers", "{\"name\": \"s\"}"); // a topic needs a subscriber
+        admin.post(
+                "api/topics/" + topic + "/subscribers",
+                "{\"name\": \"s\", " + ACTING + "}"); // a topic needs a subscriber
         Http.Response prepared = as.post(
                 "api/messages",
                 "{\"topic\": \"" + topic + "\", \"producer\": \"" + producer + "\", \"payload\": {\"n\": 1}}");

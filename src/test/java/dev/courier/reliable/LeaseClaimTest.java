@@ -46,8 +46,8 @@ class LeaseClaimTest {
         try (Connection c = database.getConnection()) {
             ProducerStore producers = new ProducerStore();
             producers.saveProducer(
-                    c, "shop", URI.create("http://shop/check"), URI.create("http://shop/tell"), "s", NOW);
-            producers.saveProducer(c, "mute", URI.create("http://mute/check"), null, "m", NOW);
+                    c, "shop", URI.create("http://shop/check"), URI.create("http://shop/tell"), null, "s", NOW);
+            producers.saveProducer(c, "mute", URI.create("http://mute/check"), null, null, "m", NOW);
         }
     }
 

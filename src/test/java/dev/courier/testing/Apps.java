@@ -81,7 +81,7 @@ public class Apps {
         // that attached before its subscriber's queue existed would make the broker auto-create one no copy reaches.
         for (String topic : new String[] {InboxListeners.LOCAL, InboxListeners.XA}) {
             try {
-                topics.subscribe(topic, InboxListeners.SUBSCRIBER, 10, Duration.ofSeconds(30));
+                topics.subscribe(topic, InboxListeners.SUBSCRIBER, 10, Duration.ofSeconds(30), null);
             } catch (RuntimeException e) {
                 java.util.logging.Logger.getLogger(Apps.class.getName())
                         .warning("subscribing the test MDB of " + topic + " failed (broker down?): " + e);
