@@ -4,6 +4,7 @@ import dev.courier.access.Action;
 import dev.courier.access.Caller;
 import dev.courier.access.Grants;
 import dev.courier.access.NotGrantedException;
+import dev.courier.access.Principals;
 import dev.courier.audit.Audited;
 import dev.courier.platform.Json;
 import dev.courier.platform.JsonRequest;
@@ -28,6 +29,7 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.SecurityContext;
 import java.net.URI;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -295,7 +297,16 @@ public class MessageResource {
     @Path("{id}")
     public JsonObject get(@PathParam("id") String id) {
         requireReadable(id);
-        return ReliableJson.message(messages.get(id), true);
+        Caller caller = Caller.of(security);
+        ReliableMessage message = messages.get(id);
+        return ReliableJson.message(
+                message,
+                true,
+                caller.trusted()
+                        || producers
+                                .principals(message.producer())
+                                .map(p -> p.allow(caller))
+                                .orElse(false));
     }
 
     /**
@@ -325,9 +336,18 @@ public class MessageResource {
         // Messages of topics whose grants leave the caller out are left out of the page (which may come out
         // short: the cursor still goes past them).
         Map<String, Grants> grants = caller.trusted() ? Map.of() : topics.grants();
+        Map<String, Principals> acting = new HashMap<>();
+        if (!caller.trusted()) {
+            producers.list().forEach(p -> acting.put(p.name(), p.principals()));
+        }
         page.messages().stream()
                 .filter(m -> grants.getOrDefault(m.topic(), Grants.NONE).allowRead(caller))
-                .forEach(m -> list.add(ReliableJson.message(m, false)));
+                .forEach(m -> list.add(ReliableJson.message(
+                        m,
+                        false,
+                        caller.trusted()
+                                || acting.getOrDefault(m.producer(), Principals.NONE)
+                                        .allow(caller))));
         var json = Json.createObjectBuilder().add("messages", list);
         page.next().ifPresentOrElse(next -> json.add("next", next), () -> json.addNull("next"));
         return json.build();

@@ -109,7 +109,11 @@ final class ReliableJson {
                 .build();
     }
 
-    static JsonObject message(ReliableMessage m, boolean withHistory) {
+    /**
+     * @param withCheckError whether to show the last check-back error: what the producer's URL answered is for
+     *     admins and the producer's principals, not every reader of the topic
+     */
+    static JsonObject message(ReliableMessage m, boolean withHistory, boolean withCheckError) {
         JsonObjectBuilder json = Json.createObjectBuilder()
                 .add("id", m.id())
                 .add("topic", m.topic())
@@ -125,7 +129,9 @@ final class ReliableJson {
                 .add("checks", m.checks());
         optional(json, "deliverAt", m.deliverAt());
         optional(json, "nextCheckAt", m.nextCheckAt());
-        optional(json, "lastError", m.lastError());
+        if (withCheckError) {
+            optional(json, "lastError", m.lastError());
+        }
         optional(json, "createdAt", m.createdAt());
         optional(json, "updatedAt", m.updatedAt());
         JsonArrayBuilder deliveries = Json.createArrayBuilder();

@@ -442,6 +442,35 @@ class UpstreamFailureIT {
         assertTrue(lastError.startsWith("unreadable check-back answer (HTTP 200, "), lastError);
         assertFalse(lastError.contains("secret"), "the answer's text is not shown to readers: " + lastError);
         assertEquals("PENDING", f.state(page), "an unreadable answer settles nothing");
+
+        // What the producer's URL answered is for admins and the producer's principals, not every reader.
+        Http.Response named = http.post(
+                "api/producers",
+                "{\"name\": \"" + producer + "\", \"checkBackUrl\": \"" + Fixture.base() + "api/test/apps/" + producer
+                        + "/check-back\", \"notificationUrl\": \"" + Fixture.base() + "api/test/apps/" + producer
+                        + "/notifications\", \"principals\": [\"user:producer\"]}");
+        assertEquals(200, named.status(), named::toString);
+        JsonObject seenByConsumer =
+                http.as("consumer").get("api/messages/" + page).json();
+        assertEquals(page, seenByConsumer.getString("id"));
+        assertFalse(seenByConsumer.containsKey("lastError"), seenByConsumer::toString);
+        JsonObject listed = http.as("consumer")
+                .get("api/messages?producer=" + producer)
+                .json()
+                .getJsonArray("messages")
+                .getJsonObject(0);
+        assertFalse(listed.containsKey("lastError"), listed::toString);
+        assertEquals(
+                lastError,
+                http.as("producer").get("api/messages/" + page).json().getString("lastError"));
+        assertEquals(
+                lastError,
+                http.as("producer")
+                        .get("api/messages?producer=" + producer)
+                        .json()
+                        .getJsonArray("messages")
+                        .getJsonObject(0)
+                        .getString("lastError"));
     }
 
     @Test
