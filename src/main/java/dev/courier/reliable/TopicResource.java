@@ -36,6 +36,9 @@ public class TopicResource {
     @Inject
     private Topics topics;
 
+    @Inject
+    private SubscriberAccounts accounts;
+
     /**
      * {@code {"name", "retryLimit"?, "deliveryTimeoutSeconds"?, "principals"?}} → 201 created, 200 updated (the
      * principals stay when none are given).
@@ -60,6 +63,28 @@ public class TopicResource {
                 request.value("principals").map(Principals::fromJson).orElse(null));
         return Response.status(created ? 201 : 200)
                 .entity(ReliableJson.topic(topic, topics.subscribers(topic), topics.grants(topic)))
+                .build();
+    }
+
+    /**
+     * The subscriber's own broker account, with a new password shown this once (the previous one stops working):
+     * {@code {"user", "password", "queue"}}; 404 for no such subscriber.
+     */
+    @Audited("subscriber.broker-account")
+    @RolesAllowed(Roles.ADMIN)
+    @POST
+    @Path("{topic}/subscribers/{name}/broker-account")
+    public JsonObject brokerAccount(@PathParam("topic") String topic, @PathParam("name") String name) {
+        Names.check("topic", topic);
+        Names.check("name", name);
+        if (topics.subscriberPrincipals(topic, name).isEmpty()) {
+            throw new UnknownResourceException("subscriber", topic + "/" + name);
+        }
+        SubscriberAccounts.Account account = accounts.issue(topic, name);
+        return Json.createObjectBuilder()
+                .add("user", account.user())
+                .add("password", account.password())
+                .add("queue", account.queue())
                 .build();
     }
 

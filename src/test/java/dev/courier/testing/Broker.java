@@ -21,7 +21,8 @@ import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
  */
 public final class Broker {
 
-    private static final String PORT = System.getProperty("it.broker.port", "61617");
+    /** The broker's port in this test run. */
+    public static final String PORT = System.getProperty("it.broker.port", "61617");
 
     /** The broker's user and password: those bin/broker generated for the test run's broker. */
     public static final String USER;
@@ -54,8 +55,14 @@ public final class Broker {
 
     /** Sends a JMS text message with one string property straight to the broker, bypassing Courier. */
     public static void sendText(String queue, String text, String property, String value) {
+        sendText(queue, text, property, value, USER, PASSWORD);
+    }
+
+    /** {@link #sendText(String, String, String, String)} as broker user {@code user}. */
+    public static void sendText(
+            String queue, String text, String property, String value, String user, String password) {
         try (ActiveMQConnectionFactory factory = new ActiveMQConnectionFactory("tcp://127.0.0.1:" + PORT);
-                JMSContext context = factory.createContext(USER, PASSWORD)) {
+                JMSContext context = factory.createContext(user, password)) {
             // A fully qualified name of a subscriber's (multicast) queue is sent to as a topic.
             context.createProducer()
                     .setProperty(property, value)
@@ -71,8 +78,14 @@ public final class Broker {
      * JMS client, acknowledging it; empty when none comes within {@code wait}.
      */
     public static java.util.Optional<Received> receive(String queue, java.time.Duration wait) {
+        return receive(queue, wait, USER, PASSWORD);
+    }
+
+    /** {@link #receive(String, java.time.Duration)} as broker user {@code user}. */
+    public static java.util.Optional<Received> receive(
+            String queue, java.time.Duration wait, String user, String password) {
         try (ActiveMQConnectionFactory factory = new ActiveMQConnectionFactory("tcp://127.0.0.1:" + PORT);
-                JMSContext context = factory.createContext(USER, PASSWORD);
+                JMSContext context = factory.createContext(user, password);
                 jakarta.jms.JMSConsumer consumer = context.createConsumer(context.createQueue(queue))) {
             jakarta.jms.Message message = consumer.receive(wait.toMillis());
             if (message == null) {

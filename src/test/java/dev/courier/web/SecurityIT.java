@@ -89,6 +89,7 @@ class SecurityIT {
             Map.entry("GET /api/topics/{topic}", ANY_ROLE),
             Map.entry("PUT /api/topics/{topic}", ADMIN),
             Map.entry("POST /api/topics/{topic}/subscribers", ADMIN),
+            Map.entry("POST /api/topics/{topic}/subscribers/{name}/broker-account", ADMIN),
             Map.entry("POST /api/twophase/probes", ADMIN),
             Map.entry("GET /api/twophase/probes/{id}", ADMIN)));
 
