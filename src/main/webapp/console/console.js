@@ -448,13 +448,12 @@ async function producersPage(live = () => true) {
 
 async function auditPage(query, live = () => true) {
     const params = new URLSearchParams({ limit: '100' });
-    if (query.get('before')) params.set('before', query.get('before'));
+    if (query.get('after')) params.set('after', query.get('after'));
     const page = await api('GET', 'audit?' + params);
-    const last = page.entries[page.entries.length - 1];
     render(live, h('h2', {}, 'Audit'),
         table('audit', ['At', 'Who', 'Action', 'Target', 'Status'], page.entries.map(e => h('tr', {},
             h('td', {}, when(e.at)), h('td', {}, e.principal), h('td', {}, e.action), h('td', {}, e.target), num(e.status)))),
-        last && page.entries.length === 100 ? h('p', {}, link('#/audit?before=' + encodeURIComponent(last.at), 'older →')) : h('p', { class: 'muted' }, 'end of list'));
+        page.next ? h('p', {}, link('#/audit?after=' + encodeURIComponent(page.next), 'older →')) : h('p', { class: 'muted' }, 'end of list'));
 }
 
 // ---- routing -----------------------------------------------------------------------------------------------------

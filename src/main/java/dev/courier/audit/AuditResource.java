@@ -1,6 +1,7 @@
 package dev.courier.audit;
 
 import dev.courier.platform.Json;
+import dev.courier.platform.PageCursor;
 import dev.courier.platform.ProblemException;
 import dev.courier.web.Roles;
 import jakarta.annotation.security.RolesAllowed;
@@ -20,8 +21,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * {@code GET /api/audit?limit=&before=}: the audit trail, newest first ({@code limit} 1..1000, default 100;
- * {@code before} an ISO instant, for the next page: the {@code at} of the last entry seen).
+ * {@code GET /api/audit?limit=&before=&after=}: the audit trail, newest first ({@code limit} 1..1000, default 100;
+ * {@code before} an ISO instant: entries recorded before it; {@code after} the {@code next} of the page before, which
+ * a full page gives).
  */
 @ApplicationScoped
 @Path("audit")
@@ -33,7 +35,10 @@ public class AuditResource {
 
     @RolesAllowed(Roles.ADMIN)
     @GET
-    public JsonObject entries(@QueryParam("limit") Integer limit, @QueryParam("before") String before) {
+    public JsonObject entries(
+            @QueryParam("limit") Integer limit,
+            @QueryParam("before") String before,
+            @QueryParam("after") String after) {
         int size = limit == null ? 100 : limit;
         if (size < 1 || size > 1000) {
             throw ProblemException.invalid("'limit' must be between 1 and 1000");
@@ -44,7 +49,8 @@ public class AuditResource {
         } catch (DateTimeParseException e) {
             throw ProblemException.invalid("'before' must be an ISO-8601 instant such as 2026-11-30T12:00:00Z");
         }
-        List<AuditEntry> entries = trail.entries(until, size);
+        Optional<PageCursor> from = after == null ? Optional.empty() : Optional.of(PageCursor.decode(after));
+        List<AuditEntry> entries = trail.entries(until, from, size);
         JsonArrayBuilder all = Json.createArrayBuilder();
         for (AuditEntry entry : entries) {
             JsonObjectBuilder json = Json.createObjectBuilder()
@@ -59,6 +65,11 @@ public class AuditResource {
             }
             all.add(json);
         }
-        return Json.createObjectBuilder().add("entries", all).build();
+        JsonObjectBuilder page = Json.createObjectBuilder().add("entries", all);
+        if (entries.size() == size) {
+            AuditEntry last = entries.get(size - 1);
+            page.add("next", new PageCursor(last.at(), last.id()).encode());
+        }
+        return page.build();
     }
 }

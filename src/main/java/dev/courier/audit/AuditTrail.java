@@ -5,6 +5,7 @@ import static dev.courier.platform.Columns.timestamp;
 
 import dev.courier.platform.Columns;
 import dev.courier.platform.DatabaseClock;
+import dev.courier.platform.PageCursor;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -17,7 +18,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import javax.sql.DataSource;
 
 /**
@@ -48,7 +48,7 @@ public class AuditTrail {
                 PreparedStatement insert = c.prepareStatement(
                         "INSERT INTO courier_audit"
                                 + " (id, recorded_at, principal, action, target, status, detail) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
-            insert.setString(1, UUID.randomUUID().toString());
+            insert.setString(1, EntryIds.next());
             insert.setTimestamp(2, timestamp(clock.instant()), Columns.utc());
             insert.setString(3, cut(principal, 200));
             insert.setString(4, cut(action, 63));
@@ -61,17 +61,26 @@ public class AuditTrail {
         }
     }
 
-    /** Up to {@code limit} entries, newest first, only those before {@code before} if given. */
+    /**
+     * Up to {@code limit} entries, newest first (entries of one instant by id, the later made first), only those
+     * recorded before {@code before} if given, and only those after {@code after}, the last entry of the page before.
+     */
     @Transactional(Transactional.TxType.SUPPORTS)
-    public List<AuditEntry> entries(Optional<Instant> before, int limit) {
+    public List<AuditEntry> entries(Optional<Instant> before, Optional<PageCursor> after, int limit) {
         try (Connection c = dataSource.getConnection();
                 PreparedStatement select = c.prepareStatement(
-                        "SELECT id, recorded_at, principal, action, target, status, detail FROM courier_audit"
-                                + (before.isPresent() ? " WHERE recorded_at < ?" : "")
-                                + " ORDER BY recorded_at DESC, id FETCH FIRST ? ROWS ONLY")) {
+                        "SELECT id, recorded_at, principal, action, target, status, detail FROM courier_audit WHERE 1 = 1"
+                                + (before.isPresent() ? " AND recorded_at < ?" : "")
+                                + (after.isPresent() ? " AND (recorded_at < ? OR (recorded_at = ? AND id < ?))" : "")
+                                + " ORDER BY recorded_at DESC, id DESC FETCH FIRST ? ROWS ONLY")) {
             int p = 1;
             if (before.isPresent()) {
                 select.setTimestamp(p++, timestamp(before.get()), Columns.utc());
+            }
+            if (after.isPresent()) {
+                select.setTimestamp(p++, timestamp(after.get().at()), Columns.utc());
+                select.setTimestamp(p++, timestamp(after.get().at()), Columns.utc());
+                select.setString(p++, after.get().id());
             }
             select.setInt(p, limit);
             List<AuditEntry> entries = new ArrayList<>();

@@ -1,5 +1,7 @@
 package dev.courier.reliable;
 
+import dev.courier.platform.PageCursor;
+
 /**
  * A filter over reliable messages; every field is optional (null). {@code subscriber} with
  * {@code deliveryState} answers "which messages has subscriber S not consumed" ({@code DELIVERED} or {@code DEAD}).

@@ -4,6 +4,7 @@ import static dev.courier.platform.Columns.instant;
 import static dev.courier.platform.Columns.timestamp;
 
 import dev.courier.platform.Columns;
+import dev.courier.platform.PageCursor;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -226,8 +227,8 @@ class MessageStore {
         if (q.after() != null) {
             PageCursor after = PageCursor.decode(q.after());
             sql.append(" AND (m.created_at > ? OR (m.created_at = ? AND m.id > ?))");
-            args.add(timestamp(after.createdAt()));
-            args.add(timestamp(after.createdAt()));
+            args.add(timestamp(after.at()));
+            args.add(timestamp(after.at()));
             args.add(after.id());
         }
         sql.append(" ORDER BY m.created_at, m.id FETCH FIRST ? ROWS ONLY");

@@ -4,6 +4,7 @@ import dev.courier.platform.Columns;
 import dev.courier.platform.DatabaseClock;
 import dev.courier.platform.FaultInjection;
 import dev.courier.platform.Json;
+import dev.courier.platform.PageCursor;
 import dev.courier.platform.ProblemException;
 import dev.courier.tracing.MessageTraces;
 import dev.courier.tracing.MessageTraces.Passage;

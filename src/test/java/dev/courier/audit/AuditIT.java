@@ -67,6 +67,33 @@ class AuditIT {
     }
 
     @Test
+    void should_page_through_every_entry_once_newest_first_with_the_next_cursor() {
+        String queue =
+                "auditpage_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        for (int i = 0; i < 5; i++) {
+            assertEquals(
+                    404, http.delete("api/queues/" + queue + "/dead?id=" + i).status());
+        }
+        List<String> seen = new java.util.ArrayList<>();
+        List<String> ids = new java.util.ArrayList<>();
+        String after = null;
+        do {
+            JsonObject page = http.get("api/audit?limit=2" + (after == null ? "" : "&after=" + after))
+                    .json();
+            for (JsonObject e : page.getJsonArray("entries").getValuesAs(JsonObject.class)) {
+                ids.add(e.getString("id"));
+                if (e.getString("target").contains(queue)) {
+                    seen.add(e.getString("target")
+                            .substring(e.getString("target").length() - 1));
+                }
+            }
+            after = page.containsKey("next") ? page.getString("next") : null;
+        } while (after != null && seen.size() < 5);
+        assertEquals(List.of("4", "3", "2", "1", "0"), seen, "each once, newest first");
+        assertEquals(ids.size(), new java.util.HashSet<>(ids).size(), "no entry on two pages");
+    }
+
+    @Test
     void should_record_what_a_grant_change_granted_and_the_two_phase_probe_like_any_administrative_call() {
         String topic = "audit_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         String grants = "{\"grants\": {\"consume\": [\"group:payments\"], \"send\": [\"user:alice\"]}}";
@@ -125,6 +152,9 @@ class AuditIT {
         assertEquals(400, http.get("api/audit?limit=0").status());
         assertEquals(400, http.get("api/audit?limit=1001").status());
         assertEquals(400, http.get("api/audit?before=yesterday").status());
+        Http.Response forged = http.get("api/audit?after=not-a-cursor");
+        assertEquals(400, forged.status(), forged::toString);
+        assertEquals("'after' must be the 'next' of a page", forged.json().getString("detail"));
         assertEquals(403, http.as("producer").get("api/audit").status());
     }
 

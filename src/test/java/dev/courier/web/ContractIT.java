@@ -161,11 +161,11 @@ class ContractIT {
                 .getId()
                 .toString();
         assertEquals("contract", twophase.probeGet(probe).getBody());
-        assertFalse(new AuditApi(admin).auditList(10, null).getEntries().isEmpty());
+        assertFalse(new AuditApi(admin).auditList(10, null, null).getEntries().isEmpty());
         assertFalse(new ConsoleApi(admin).consoleMetrics().getMetrics().isEmpty());
 
         ApiException forbidden =
-                assertThrows(ApiException.class, () -> new AuditApi(client("consumer")).auditList(10, null));
+                assertThrows(ApiException.class, () -> new AuditApi(client("consumer")).auditList(10, null, null));
         assertEquals(403, forbidden.getCode());
     }
 

@@ -1,26 +1,25 @@
-package dev.courier.reliable;
+package dev.courier.platform;
 
-import dev.courier.platform.ProblemException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Base64;
 
 /**
- * Where a page of messages ended: the creation time and id of its last message, the order the query reads in. The
- * next page starts after it, so messages stored or purged meanwhile move no one to another page (as an offset
- * would), and the database seeks to it on its index instead of counting rows up to it.
+ * Where a page ended: the time and id of its last row, the order its query reads in (reliable messages by creation,
+ * audit entries by when they were recorded). The next page starts after it, so rows stored or purged meanwhile move
+ * no one to another page (as an offset would), rows that share a time are neither skipped nor shown twice, and the
+ * database seeks to it on its index instead of counting rows up to it. Opaque to callers: they pass back the
+ * {@code next} a page gave as {@code after}.
  */
-record PageCursor(Instant createdAt, String id) {
+public record PageCursor(Instant at, String id) {
 
-    String encode() {
-        return Base64.getUrlEncoder()
-                .withoutPadding()
-                .encodeToString((createdAt + " " + id).getBytes(StandardCharsets.UTF_8));
+    public String encode() {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString((at + " " + id).getBytes(StandardCharsets.UTF_8));
     }
 
     /** @throws ProblemException 400 for anything but a cursor a page gave */
-    static PageCursor decode(String text) {
+    public static PageCursor decode(String text) {
         try {
             String plain = new String(Base64.getUrlDecoder().decode(text), StandardCharsets.UTF_8);
             int space = plain.indexOf(' ');
