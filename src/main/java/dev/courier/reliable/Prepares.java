@@ -61,7 +61,8 @@ class Prepares {
      * @throws ProblemException as {@link ReliableMessages#prepare}
      */
     String prepare(Prepare request) {
-        Waiting me = new Waiting(protocol.admit(request));
+        Protocol.Admitted admitted = protocol.admit(request);
+        Waiting me = new Waiting(admitted.row());
         boolean lead;
         synchronized (queue) {
             lead = !storing;
@@ -77,7 +78,15 @@ class Prepares {
         if (lead) {
             storeFrom(me);
         }
-        return me.answer();
+        String id;
+        try {
+            id = me.answer();
+        } catch (RuntimeException e) {
+            admitted.send().end(e); // refused, or the batch failed: no message was stored
+            throw e;
+        }
+        admitted.send().end(null);
+        return id;
     }
 
     /** Stores {@code first} and whatever waits, then hands the turn to the next waiting caller, if any. */

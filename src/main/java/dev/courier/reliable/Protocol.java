@@ -7,7 +7,6 @@ import dev.courier.platform.Json;
 import dev.courier.platform.PageCursor;
 import dev.courier.platform.ProblemException;
 import dev.courier.tracing.MessageTraces;
-import dev.courier.tracing.MessageTraces.Passage;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.Connection;
@@ -103,13 +102,26 @@ class Protocol {
      *         413 payload too large
      */
     String prepare(Prepare request) {
-        MessageStore.MessageRow row = admit(request);
-        ProblemException refused = store(List.of(row)).get(0);
+        Admitted admitted = admit(request);
+        ProblemException refused;
+        try {
+            refused = store(List.of(admitted.row())).get(0);
+        } catch (RuntimeException e) {
+            admitted.send().end(e);
+            throw e;
+        }
+        admitted.send().end(refused);
         if (refused != null) {
             throw refused;
         }
-        return row.id();
+        return admitted.row().id();
     }
+
+    /**
+     * A prepare that passed the checks needing no database: the row to store, and its send span, which the caller
+     * ends once the store answered (an error when it refused).
+     */
+    record Admitted(MessageStore.MessageRow row, MessageTraces.Passing send) {}
 
     /**
      * A prepare's checks that need no database, and the row it would store, its id and trace decided: on the
@@ -117,7 +129,7 @@ class Protocol {
      *
      * @throws ProblemException 400 bad names, payload, headers or check-back time; 413 payload too large
      */
-    MessageStore.MessageRow admit(Prepare request) {
+    Admitted admit(Prepare request) {
         Names.check("topic", request.topic());
         Names.check("producer", request.producer());
         String payload = Content.payload(request.payload(), settings.maxPayloadBytes);
@@ -128,26 +140,27 @@ class Protocol {
             throw ProblemException.invalid("'checkBackSeconds' must be from 0 to 86400");
         }
         String id = UUID.randomUUID().toString();
-        Map<String, String> traced =
-                traces.record(Passage.SEND, MessageTraces.ARTEMIS, request.topic(), id, request.headers());
-        if (traced != request.headers()) {
-            headers = Columns.json(traced); // checked as the caller gave them: the trace header is Courier's
+        MessageTraces.Passing send = traces.startSend(MessageTraces.ARTEMIS, request.topic(), id, request.headers());
+        if (send.headers() != request.headers()) {
+            headers = Columns.json(send.headers()); // checked as the caller gave them: the trace header is Courier's
         }
-        return new MessageStore.MessageRow(
-                id,
-                request.topic(),
-                request.producer(),
-                MessageState.PENDING,
-                payload,
-                headers,
-                checkBack.toMillis(),
-                request.deliverAt(),
-                0,
-                null, // the check-back is due from the moment it is stored
-                null,
-                0,
-                null,
-                null);
+        return new Admitted(
+                new MessageStore.MessageRow(
+                        id,
+                        request.topic(),
+                        request.producer(),
+                        MessageState.PENDING,
+                        payload,
+                        headers,
+                        checkBack.toMillis(),
+                        request.deliverAt(),
+                        0,
+                        null, // the check-back is due from the moment it is stored
+                        null,
+                        0,
+                        null,
+                        null),
+                send);
     }
 
     /**

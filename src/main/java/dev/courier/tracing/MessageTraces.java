@@ -2,6 +2,7 @@ package dev.courier.tracing;
 
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.Context;
@@ -77,6 +78,45 @@ public class MessageTraces {
      */
     public Map<String, String> record(
             Passage passage, String system, String destination, String messageId, Map<String, String> headers) {
+        Passing passing = start(passage, system, destination, messageId, headers);
+        passing.end(null);
+        return passing.headers();
+    }
+
+    /**
+     * A send whose outcome is not known yet (a prepare stored in a batch that may refuse it): the span starts now,
+     * as the child of the current span, and ends at {@link Passing#end}, marked an error if the send was refused.
+     */
+    public Passing startSend(String system, String destination, String messageId, Map<String, String> headers) {
+        return start(Passage.SEND, system, destination, messageId, headers);
+    }
+
+    /** A passage under way: the headers to store, naming its span, and the span, ended once. */
+    public static final class Passing {
+        private final Map<String, String> headers;
+        private final Span span;
+
+        private Passing(Map<String, String> headers, Span span) {
+            this.headers = headers;
+            this.span = span;
+        }
+
+        /** The message's headers with {@code traceparent} naming this span (unchanged when nothing is recorded). */
+        public Map<String, String> headers() {
+            return headers;
+        }
+
+        /** Ends the span, an error when {@code refused} is given. */
+        public void end(Throwable refused) {
+            if (refused != null) {
+                span.setStatus(StatusCode.ERROR, String.valueOf(refused.getMessage()));
+            }
+            span.end();
+        }
+    }
+
+    private Passing start(
+            Passage passage, String system, String destination, String messageId, Map<String, String> headers) {
         headers = headers == null ? Map.of() : headers;
         Context parent = passage == Passage.SEND ? Context.current() : carried(headers);
         var builder = tracer.spanBuilder(passage.operation + " " + destination)
@@ -89,16 +129,12 @@ public class MessageTraces {
             builder.setAttribute("messaging.message.id", messageId);
         }
         Span span = builder.startSpan();
-        try {
-            if (!span.isRecording()) {
-                return headers;
-            }
-            Map<String, String> traced = new HashMap<>(headers);
-            W3CTraceContextPropagator.getInstance().inject(Context.current().with(span), traced, Map::put);
-            return traced;
-        } finally {
-            span.end();
+        if (!span.isRecording()) {
+            return new Passing(headers, span);
         }
+        Map<String, String> traced = new HashMap<>(headers);
+        W3CTraceContextPropagator.getInstance().inject(Context.current().with(span), traced, Map::put);
+        return new Passing(traced, span);
     }
 
     /** The trace context {@code headers} carry, or the root context when they carry none (or a malformed one). */

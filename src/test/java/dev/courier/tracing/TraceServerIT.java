@@ -121,14 +121,7 @@ class TraceServerIT {
     @Test
     void a_prepare_with_all_its_headers_is_traced_and_a_confirm_with_new_headers_keeps_the_trace() {
         String name = "traced-" + Long.toHexString(System.nanoTime());
-        int port = Integer.parseInt(System.getProperty("it.http.port", "19080")) + 5;
-        assertEquals(
-                201,
-                http.post(
-                                "api/producers",
-                                "{\"name\": \"" + name + "\", \"checkBackUrl\": " + "\"http://localhost:" + port
-                                        + "/api/scenario/check-back/" + name + "\"}")
-                        .status());
+        registerProducer(name);
         assertEquals(
                 201,
                 http.post("api/topics/" + name + "/subscribers", "{\"name\": \"audit\"}")
@@ -154,6 +147,36 @@ class TraceServerIT {
                 prepare.getString("id"),
                 publish.getString("parentId"),
                 "the confirm's own headers left out traceparent: the publish goes on from the prepare");
+    }
+
+    @Test
+    void a_prepare_refused_for_a_topic_without_subscribers_leaves_a_send_span_marked_as_an_error() {
+        String name = "untraced-" + Long.toHexString(System.nanoTime());
+        registerProducer(name);
+        String trace = hex(16);
+        Http.Response refused = http.send(HttpRequest.newBuilder(http.uri("api/messages"))
+                .header("Content-Type", "application/json")
+                .header("traceparent", "00-" + trace + "-" + hex(8) + "-01")
+                .POST(HttpRequest.BodyPublishers.ofString(
+                        "{\"topic\": \"" + name + "\", \"producer\": \"" + name + "\", \"payload\": {\"n\": 1}}")));
+        assertEquals(404, refused.status(), refused::toString);
+
+        JsonObject send = span(trace, "send " + name, "PRODUCER");
+        JsonObject tags = send.getJsonObject("tags");
+        assertEquals("ERROR", tags.getString("otel.status_code", ""), "no message was stored: " + send);
+        assertTrue(tags.getString("error", "").contains("topic"), send::toString);
+    }
+
+    /** Registers producer {@code name}, checked back at the demo's check-back of the same name. */
+    private void registerProducer(String name) {
+        int port = Integer.parseInt(System.getProperty("it.http.port", "19080")) + 5;
+        assertEquals(
+                201,
+                http.post(
+                                "api/producers",
+                                "{\"name\": \"" + name + "\", \"checkBackUrl\": " + "\"http://localhost:" + port
+                                        + "/api/scenario/check-back/" + name + "\"}")
+                        .status());
     }
 
     /** The one span of {@code trace} with this name and kind, once exported. */
