@@ -23,7 +23,8 @@ import org.eclipse.microprofile.metrics.Timer;
 /**
  * {@code GET /api/console/metrics}: Courier's application metrics as JSON, for the console's overview and chart.
  * The same numbers as {@code /metrics} (gauges from the last refresh, counters of what committed on this server),
- * read from memory: no query. Admins only, as {@code /metrics} is.
+ * read from memory: no query. Admins only, behind Courier's login throttling ({@code /metrics} is on the
+ * management port, without a password).
  */
 @Path("console")
 @ApplicationScoped // holds no request state, like the other resources

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class ReadinessIT {
 
     private final Http http = Http.server();
+    private final Http management = Http.management();
 
     @Deployment(testable = false)
     static WebArchive deployment() {
@@ -34,11 +35,11 @@ class ReadinessIT {
 
     @Test
     void should_report_live_started_and_ready_with_database_and_broker_up() {
-        assertEquals(200, http.get("health/live").status());
-        Http.Response started = http.get("health/started");
+        assertEquals(200, management.get("health/live").status());
+        Http.Response started = management.get("health/started");
         assertEquals(200, started.status(), started::toString);
         assertEquals("UP", check(started.json(), "schema"));
-        Http.Response ready = http.get("health/ready");
+        Http.Response ready = management.get("health/ready");
         assertEquals(200, ready.status(), ready::toString);
         assertEquals("UP", check(ready.json(), "database"));
         assertEquals("UP", check(ready.json(), "broker"));
@@ -49,7 +50,7 @@ class ReadinessIT {
         Broker.stop();
         try {
             JsonObject down = Eventually.await("readiness DOWN", Duration.ofSeconds(30), () -> {
-                Http.Response ready = http.get("health/ready");
+                Http.Response ready = management.get("health/ready");
                 return ready.status() == 503 ? java.util.Optional.of(ready.json()) : java.util.Optional.empty();
             });
             assertEquals("DOWN", check(down, "broker"));
@@ -76,19 +77,19 @@ class ReadinessIT {
         Eventually.until(
                 "readiness UP",
                 Duration.ofSeconds(60),
-                () -> http.get("health/ready").status() == 200);
+                () -> management.get("health/ready").status() == 200);
     }
 
     @Test
     void should_probe_each_dependency_at_most_once_per_cache_window_however_often_asked() {
-        Metrics metrics = new Metrics(http);
-        assertEquals(200, http.get("health/ready").status()); // the counters exist from the first probe on
+        Metrics metrics = new Metrics();
+        assertEquals(200, management.get("health/ready").status()); // the counters exist from the first probe on
         double broker = metrics.value("courier_health_probes_total", "check", "broker");
         double database = metrics.value("courier_health_probes_total", "check", "database");
         long start = System.nanoTime();
         int asked = 40;
         for (int i = 0; i < asked; i++) {
-            Http.Response ready = http.get("health/ready");
+            Http.Response ready = management.get("health/ready");
             assertEquals(200, ready.status(), ready::toString);
         }
         double seconds = (System.nanoTime() - start) / 1e9;

@@ -44,7 +44,7 @@ class ProductServerIT {
         Http.Response scenario = http.get("api/scenario/consistency");
         assertEquals(404, scenario.status(), scenario::toString);
         assertEquals(404, http.post("api/bench/queue", "{}").status());
-        assertFalse(http.anonymous().get("openapi").body().contains("/api/scenario"));
+        assertFalse(server.management().get("openapi").body().contains("/api/scenario"));
     }
 
     @Test

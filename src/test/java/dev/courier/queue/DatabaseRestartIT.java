@@ -54,7 +54,7 @@ class DatabaseRestartIT {
             Eventually.until(
                     "readiness DOWN",
                     Duration.ofSeconds(30),
-                    () -> http.get("health/ready").status() == 503);
+                    () -> Http.management().get("health/ready").status() == 503);
         } finally {
             postgres("start");
         }
@@ -76,7 +76,7 @@ class DatabaseRestartIT {
         Eventually.until(
                 "ready again",
                 Duration.ofSeconds(30),
-                () -> http.get("health/ready").status() == 200);
+                () -> Http.management().get("health/ready").status() == 200);
         http.delete("api/queues/" + queue);
     }
 

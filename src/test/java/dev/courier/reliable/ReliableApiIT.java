@@ -491,7 +491,7 @@ class ReliableApiIT {
     @Test
     void should_store_the_prepares_that_wait_together_in_one_transaction_each_answered_on_its_own() throws Exception {
         f.register(f.producer, "BARRIER").subscribe("a");
-        Metrics metrics = new Metrics(http);
+        Metrics metrics = new Metrics();
         f.prepare("{}", 10); // the batch metrics exist from the first prepare on
         assertEquals(
                 204,

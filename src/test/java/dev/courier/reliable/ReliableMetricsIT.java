@@ -19,7 +19,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class ReliableMetricsIT {
 
     private final Fixture f = new Fixture();
-    private final Metrics metrics = new Metrics(f.http);
+    private final Metrics metrics = new Metrics();
 
     @Deployment(testable = false)
     static WebArchive deployment() {

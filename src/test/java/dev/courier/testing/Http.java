@@ -91,6 +91,19 @@ public final class Http {
         return new Http("http://localhost:" + System.getProperty("it.http.port", "19080") + "/");
     }
 
+    /**
+     * The test server's management port, {@code http://localhost:<it.management.port>/}: Liberty's {@code /health},
+     * {@code /metrics} and {@code /openapi}, without credentials.
+     */
+    public static Http management() {
+        return new Http("http://localhost:" + System.getProperty("it.management.port", "19180") + "/").anonymous();
+    }
+
+    /** The management port of the server whose API port is {@code httpPort}: 100 above it, in the tests. */
+    public static int managementPort(int httpPort) {
+        return httpPort + 100;
+    }
+
     /** The address of {@code path} on this server, for requests built by hand. */
     public URI uri(String path) {
         return base.resolve(path);

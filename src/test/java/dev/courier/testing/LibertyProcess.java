@@ -18,6 +18,7 @@ public final class LibertyProcess {
     private final String name;
     private final Path server;
     private final Http http;
+    private final Http management;
     private final java.util.Map<String, String> environment = new java.util.HashMap<>();
     private boolean clean;
 
@@ -26,11 +27,12 @@ public final class LibertyProcess {
         this.name = "courier";
         this.server = wlp.resolve("usr/servers/courier");
         this.http = Http.server();
+        this.management = Http.management();
     }
 
     /**
      * Another server of the same installation, with the configuration of {@code courier} (same database and
-     * broker) on its own HTTP ports.
+     * broker) on its own HTTP ports, and its management port 100 above its HTTP port.
      */
     public LibertyProcess(String name, int httpPort, int httpsPort) throws IOException {
         this.name = name;
@@ -38,6 +40,9 @@ public final class LibertyProcess {
         this.http = new Http("http://localhost:" + httpPort + "/");
         environment.put("COURIER_HTTP_PORT", Integer.toString(httpPort));
         environment.put("COURIER_HTTPS_PORT", Integer.toString(httpsPort));
+        int managementPort = Http.managementPort(httpPort);
+        this.management = new Http("http://localhost:" + managementPort + "/").anonymous();
+        environment.put("COURIER_MANAGEMENT_PORT", Integer.toString(managementPort));
         Path template = wlp.resolve("usr/servers/courier");
         Files.createDirectories(server);
         try (var files = Files.list(template)) {
@@ -98,6 +103,11 @@ public final class LibertyProcess {
         return http;
     }
 
+    /** The server's management port ({@code /health}, {@code /metrics}, {@code /openapi}), without credentials. */
+    public Http management() {
+        return management;
+    }
+
     /** Puts the lab's WAR where app.xml deploys it from, as courier.war (the test run turns app.xml off for Arquillian). */
     public void deploy() throws IOException {
         deploy(Path.of(System.getProperty("it.war", "target/courier-lab.war")));
@@ -127,7 +137,7 @@ public final class LibertyProcess {
         }
         Eventually.until("Courier ready", Duration.ofSeconds(180), () -> {
             try {
-                return http.anonymous().get("health/ready").status() == 200;
+                return management.get("health/ready").status() == 200;
             } catch (RuntimeException e) {
                 return false;
             }

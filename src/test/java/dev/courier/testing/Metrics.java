@@ -8,20 +8,26 @@ import java.util.OptionalDouble;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Reads the server's {@code /metrics} (Prometheus text) as an admin would scrape it. */
+/** Reads a server's {@code /metrics} (Prometheus text) on its management port, as a monitoring system scrapes it. */
 public final class Metrics {
 
     private static final Pattern LABEL = Pattern.compile("(\\w+)=\"([^\"]*)\"");
 
     private final Http http;
 
-    public Metrics(Http http) {
-        this.http = http;
+    /** The test server's metrics. */
+    public Metrics() {
+        this(Http.management());
+    }
+
+    /** The metrics of the server whose management port {@code management} calls. */
+    public Metrics(Http management) {
+        this.http = management;
     }
 
     /** The application's metrics, as text. */
     public String scrape() {
-        Http.Response scraped = http.httpsGet("metrics?scope=application"); // Liberty serves /metrics on HTTPS only
+        Http.Response scraped = http.get("metrics?scope=application");
         assertEquals(200, scraped.status(), scraped::toString);
         return scraped.body();
     }

@@ -81,7 +81,7 @@ class XaProbeIT {
 
     @Test
     void should_count_committed_and_rolled_back_transactions_at_metrics() {
-        Metrics metrics = new Metrics(http);
+        Metrics metrics = new Metrics();
         double committed = count(metrics, "committed");
         double rolledBack = count(metrics, "rolled_back");
 

@@ -83,7 +83,7 @@ class AuthenticationModeIT {
 
     private static int readiness(LibertyProcess server) {
         try {
-            return server.http().anonymous().get("health/ready").status();
+            return server.management().get("health/ready").status();
         } catch (RuntimeException refused) {
             return -1; // nothing listens: not ready either
         }

@@ -85,9 +85,10 @@ class ProblemResponsesIT {
 
     @Test
     void should_serve_the_written_openapi_document_as_it_is() throws java.io.IOException {
-        Http.Response openapi = http.send(java.net.http.HttpRequest.newBuilder(http.uri("openapi"))
-                .header("Accept", "application/json")
-                .GET());
+        Http.Response openapi = Http.management()
+                .send(java.net.http.HttpRequest.newBuilder(Http.management().uri("openapi"))
+                        .header("Accept", "application/json")
+                        .GET());
         assertEquals(200, openapi.status());
         java.util.Set<String> served = new java.util.TreeSet<>();
         openapi.json()

@@ -2,11 +2,13 @@ package dev.courier.web;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.courier.testing.CourierDeployment;
 import dev.courier.testing.Http;
 import jakarta.json.JsonObject;
+import java.io.IOException;
 import java.net.http.HttpRequest;
 import java.util.ArrayList;
 import java.util.List;
@@ -171,11 +173,20 @@ class SecurityIT {
                 .header("Authorization", Http.basic("admin", "wrong"))
                 .GET());
         assertEquals(403, wrong.status(), "a wrong password is refused the same way: " + wrong);
+        Http.Response claimsHttps = remote.send(HttpRequest.newBuilder(remote.uri("api/queues"))
+                .header("$WSIS", "true") // the WebSphere plug-in's "this came over HTTPS", trusted from no one
+                .GET());
+        assertEquals(403, claimsHttps.status(), "a header cannot make plain HTTP count as HTTPS: " + claimsHttps);
         Http.Response console = remote.get("console/index.html");
         assertEquals(403, console.status(), "the console's login too: " + console);
         assertEquals("urn:courier:problem:https-required", console.json().getString("type"), console::toString);
         assertEquals(200, http.get("api/queues").status(), "from this machine, plain HTTP is accepted");
-        assertEquals(200, remote.anonymous().get("health/ready").status(), "health needs no password");
+        Http remoteManagement =
+                new Http("http://" + host + ":" + Http.management().uri("/").getPort() + "/");
+        assertThrows(
+                java.io.UncheckedIOException.class,
+                () -> remoteManagement.anonymous().get("health/ready"),
+                "the management port is bound to this machine only");
 
         assertEquals(
                 200,
@@ -335,9 +346,43 @@ class SecurityIT {
     }
 
     @Test
-    void should_keep_health_and_the_api_document_open() {
-        assertEquals(200, http.anonymous().get("health/live").status());
-        assertEquals(200, http.anonymous().get("openapi").status());
+    void should_serve_the_api_under_a_proxys_public_name_and_the_management_paths_on_the_management_port_only()
+            throws IOException {
+        int api = http.uri("/").getPort();
+        int management = Http.management().uri("/").getPort();
+        // A proxy forwards the public name: without a port (80), with 443, or Courier's own port.
+        for (String host : List.of("courier.example.com", "courier.example.com:443", "localhost:" + api)) {
+            assertEquals(200, rawStatus(api, "api/queues", host, http.authorization()), host);
+            assertEquals(404, rawStatus(api, "metrics", host, null), host);
+            assertEquals(404, rawStatus(api, "health/ready", host, null), host);
+        }
+        // Whatever port a request to the management port names, it does not reach the API.
+        for (String host : List.of("localhost:" + management, "localhost:" + api, "courier.example.com")) {
+            assertEquals(404, rawStatus(management, "api/queues", host, http.authorization()), host);
+        }
+        assertEquals(200, rawStatus(management, "health/ready", "localhost:" + management, null));
+    }
+
+    /** The status of a GET to this machine's {@code port} with this Host header, over a plain socket. */
+    private static int rawStatus(int port, String path, String host, String authorization) throws IOException {
+        try (java.net.Socket socket = new java.net.Socket("localhost", port)) {
+            socket.setSoTimeout(30_000);
+            String request = "GET /" + path + " HTTP/1.1\r\nHost: " + host + "\r\n"
+                    + (authorization == null ? "" : "Authorization: " + authorization + "\r\n")
+                    + "Connection: close\r\n\r\n";
+            socket.getOutputStream().write(request.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            String status = new java.io.BufferedReader(new java.io.InputStreamReader(
+                            socket.getInputStream(), java.nio.charset.StandardCharsets.US_ASCII))
+                    .readLine();
+            return Integer.parseInt(status.split(" ")[1]);
+        }
+    }
+
+    @Test
+    void should_keep_health_and_the_api_document_open_on_the_management_port() {
+        assertEquals(200, Http.management().get("health/live").status());
+        assertEquals(200, Http.management().get("openapi").status());
+        assertEquals(404, http.anonymous().get("health/live").status(), "not on the API port");
     }
 
     @Test
@@ -354,8 +399,8 @@ class SecurityIT {
 
     /** "METHOD path" of every operation in the served OpenAPI document and the lab's, but the test applications' own. */
     private Set<String> operations() {
-        Http.Response document = http.anonymous()
-                .send(HttpRequest.newBuilder(http.uri("openapi"))
+        Http.Response document = Http.management()
+                .send(HttpRequest.newBuilder(Http.management().uri("openapi"))
                         .header("Accept", "application/json")
                         .GET());
         assertEquals(200, document.status(), document::toString);
