@@ -1,6 +1,7 @@
 package dev.courier.reliable;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -19,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -108,10 +110,23 @@ class BrokerAccountsIT {
     }
 
     @Test
-    void an_account_outlives_a_broker_restart_and_one_asked_for_while_the_broker_is_down_is_refused_with_503() {
+    void an_account_outlives_a_broker_restart_and_one_asked_for_while_the_broker_is_down_is_refused_with_503()
+            throws IOException {
         f.subscribe("a");
         JsonObject issued = account("a");
         String path = "api/topics/" + f.topic + "/subscribers/a/broker-account";
+        // Kept hashed in the broker's users file, never in clear.
+        Path instance = instance();
+        String user = issued.getString("user");
+        List<String> entries = Files.readAllLines(instance.resolve("etc/artemis-users.properties")).stream()
+                .filter(line -> line.split("=", 2)[0].trim().equals(user))
+                .toList();
+        assertEquals(1, entries.size(), entries::toString);
+        assertTrue(entries.get(0).split("=", 2)[1].trim().startsWith("ENC("), "hashed: " + entries);
+        assertFalse(entries.get(0).contains(issued.getString("password")), "no password in clear");
+        // An instance made before the owner-only rule, as an older bin/broker left it: the next start mends it.
+        Files.setPosixFilePermissions(instance.resolve("etc/broker.xml"), PosixFilePermissions.fromString("rw-r--r--"));
+        Files.setPosixFilePermissions(instance.resolve("data/journal"), PosixFilePermissions.fromString("rwxr-xr-x"));
         Broker.stop();
         try {
             Http.Response down = http.post(path, "");
@@ -134,6 +149,7 @@ class BrokerAccountsIT {
                 "issued after the broker restart",
                 Duration.ofSeconds(30),
                 () -> http.post(path, "").status() == 200);
+        assertEquals(List.of(), readableByOthers(instance), "files others may read after the restart");
     }
 
     @Test
@@ -142,7 +158,17 @@ class BrokerAccountsIT {
         assertEquals("", firstAnswer("CONNECT\naccept-version:1.2\n\n\0"), "STOMP");
         assertEquals("", firstAnswer("AMQP\0\1\0\0"), "AMQP");
 
-        Path instance = Path.of(System.getProperty("it.data.dir", "target/it-data"), "broker");
+        Path instance = instance();
+        assertTrue(Files.isDirectory(instance.resolve("data/journal")), "the journal is under " + instance);
+        assertEquals(List.of(), readableByOthers(instance), "files others may read");
+    }
+
+    private static Path instance() {
+        return Path.of(System.getProperty("it.data.dir", "target/it-data"), "broker");
+    }
+
+    /** The files and directories under {@code instance} that its group or others may read, write or enter. */
+    private static List<String> readableByOthers(Path instance) throws IOException {
         Set<PosixFilePermission> others = Set.of(
                 PosixFilePermission.GROUP_READ,
                 PosixFilePermission.GROUP_WRITE,
@@ -163,8 +189,7 @@ class BrokerAccountsIT {
                     .map(p -> instance.relativize(p).toString())
                     .toList();
         }
-        assertTrue(Files.isDirectory(instance.resolve("data/journal")), "the journal is under " + instance);
-        assertEquals(List.of(), open, "files others may read");
+        return open;
     }
 
     private JsonObject account(String subscriber) {
