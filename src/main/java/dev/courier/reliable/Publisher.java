@@ -37,6 +37,13 @@ class Publisher {
     static final String SUBSCRIBER = "courierSubscriber";
     /** JMS int property: the delivery attempt (1 for the first copy). */
     static final String ATTEMPT = "courierAttempt";
+    /**
+     * The broker's duplicate detection: a copy whose id the address has seen is not routed, and a transaction that
+     * holds one fails whole. Each outbox entry's copy for a subscriber has its own: published again (a relay that
+     * died, or a broker that failed over, after the broker's commit and before the mark), it is dropped; a
+     * redelivery or a replay is a new outbox entry, a new copy.
+     */
+    static final String DUPLICATE_ID = "_AMQ_DUPL_ID";
 
     @jakarta.inject.Inject
     private BrokerManagement management;
@@ -130,17 +137,20 @@ class Publisher {
     /**
      * Sends the message in {@code session}'s transaction (the relay's local one) through {@code producer}, an
      * unidentified producer of that session, to {@code subscriber}'s queue only, marked with the delivery
-     * {@code attempt}. A trace the message carries goes on from a publish span.
+     * {@code attempt} and the duplicate id of outbox entry {@code entry}'s copy for that subscriber. A trace the
+     * message carries goes on from a publish span.
      */
     void send(
             Session session,
             MessageProducer producer,
+            String entry,
             MessageStore.MessageRow message,
             String subscriber,
             int attempt,
             Instant now)
             throws JMSException {
         TextMessage m = session.createTextMessage(message.payload());
+        m.setStringProperty(DUPLICATE_ID, entry + "/" + subscriber);
         m.setStringProperty(MESSAGE_ID, message.id());
         m.setStringProperty(TOPIC, message.topic());
         m.setStringProperty(PRODUCER, message.producer());

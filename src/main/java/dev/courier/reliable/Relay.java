@@ -23,7 +23,8 @@ import java.util.logging.Logger;
  *
  * <p>Guarantee: every committed outbox entry reaches the broker at least once. A crash (or a failed database
  * commit) after the broker committed a batch and before the batch was marked leaves its entries in the outbox, and
- * they are published again: the wire is at-least-once, and consumers remove the duplicate effect with their inbox
+ * they are published again; each copy's duplicate id makes the broker drop those it has (a batch it refuses for one
+ * is published copy by copy). Consumers remove any other duplicate (a broker's redelivery) with their inbox
  * ({@link dev.courier.client.ReliableConsumer}). Each server runs one relay; on PostgreSQL a relay locks the rows of
  * its batch and skips rows another holds, so in normal operation no two servers publish the same entry. A relay
  * wakes when a transaction on its server that wrote to the outbox commits, and otherwise looks every

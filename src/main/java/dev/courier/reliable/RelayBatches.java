@@ -20,6 +20,7 @@ import java.sql.SQLTransactionRollbackException;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.logging.Logger;
 
 /**
  * One batch of the {@link Relay}: publish in a local broker transaction, then mark in a local database transaction.
@@ -30,6 +31,8 @@ import java.util.Map;
 @Stateless
 @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
 public class RelayBatches {
+
+    private static final Logger LOG = Logger.getLogger(RelayBatches.class.getName());
 
     /** Fault point: a batch is taken, nothing is published yet. */
     static final String BEFORE_PUBLISH = "reliable.relay.before-publish";
@@ -108,6 +111,43 @@ public class RelayBatches {
         }
     }
 
+    private void publishOneByOne(
+            Session session,
+            MessageProducer producer,
+            List<OutboxStore.Entry> batch,
+            Map<String, List<OutboxStore.Target>> targets,
+            Instant now)
+            throws JMSException {
+        for (OutboxStore.Entry e : batch) {
+            for (OutboxStore.Target t : targets.get(e.id())) {
+                publisher.send(session, producer, e.id(), e.message(), t.subscriber(), e.attempt(), now);
+                try {
+                    session.commit();
+                } catch (JMSException refused) {
+                    if (!duplicate(refused)) {
+                        throw refused;
+                    }
+                }
+            }
+        }
+    }
+
+    /** Whether the broker refused a commit because it holds a copy with a duplicate id it has seen. */
+    static boolean duplicate(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            // The client's ActiveMQDuplicateIdException, named: the adapter's classes are not the application's.
+            if (t.getClass().getName().endsWith("ActiveMQDuplicateIdException")) {
+                return true;
+            }
+            if (t instanceof JMSException jms && jms.getLinkedException() != null && jms.getLinkedException() != t) {
+                if (duplicate(jms.getLinkedException())) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     private static boolean rolledBack(SQLException e) {
         String state = e.getSQLState();
         return state != null && state.startsWith("40");
@@ -137,12 +177,25 @@ public class RelayBatches {
                     try (jakarta.jms.Connection jms = broker.createConnection();
                             Session session = jms.createSession(true, Session.SESSION_TRANSACTED);
                             MessageProducer producer = session.createProducer(null)) {
-                        for (OutboxStore.Entry e : batch) {
-                            for (OutboxStore.Target t : targets.get(e.id())) {
-                                publisher.send(session, producer, e.message(), t.subscriber(), e.attempt(), now);
+                        try {
+                            for (OutboxStore.Entry e : batch) {
+                                for (OutboxStore.Target t : targets.get(e.id())) {
+                                    publisher.send(
+                                            session, producer, e.id(), e.message(), t.subscriber(), e.attempt(), now);
+                                }
                             }
+                            session.commit();
+                        } catch (JMSException e) {
+                            if (!duplicate(e)) {
+                                throw e;
+                            }
+                            // Some of the batch reached the broker before (the relay died, or the broker failed
+                            // over, after its commit and before the mark), so the broker refused the whole batch.
+                            // One copy per transaction finds which: a refusal says that copy is there already.
+                            LOG.info(
+                                    "a batch of " + batch.size() + " held copies the broker has: published one by one");
+                            publishOneByOne(session, producer, batch, targets, now);
                         }
-                        session.commit();
                     } catch (JMSException e) {
                         throw new JMSRuntimeException(
                                 "publishing a batch of " + batch.size() + " failed: " + e, e.getErrorCode(), e);

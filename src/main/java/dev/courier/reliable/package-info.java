@@ -13,8 +13,9 @@
  * transaction on Courier's database: one forced write, no broker, no two-phase commit (that was ~15–20 ms and
  * ~6 forced writes per confirm, slower than the XA baseline the service exists to replace). The {@link
  * dev.courier.reliable.Relay} publishes outbox entries in batches, each one local broker transaction, and then
- * deletes them; a crash between the two publishes a batch again, so the wire is at-least-once and consumers' inboxes
- * remove the duplicate effect. A subscriber's report deadline starts when its copy reached the broker.
+ * deletes them; a crash between the two publishes a batch again, whose copies the broker drops by their duplicate
+ * ids. The wire stays at-least-once (a consumer's lost acknowledgement), and consumers' inboxes remove the
+ * duplicate effect. A subscriber's report deadline starts when its copy reached the broker.
  *
  * <p>Public API: {@link dev.courier.reliable.ReliableMessages} (the protocol),
  * {@link dev.courier.reliable.Producers} and {@link dev.courier.reliable.Topics} (registration), and the REST

@@ -1,7 +1,6 @@
 package dev.courier.reliable;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.courier.testing.Broker;
@@ -45,7 +44,8 @@ class HelpersCrashIT {
     }
 
     @Test
-    void killed_between_the_broker_commit_and_the_mark_publishes_again_and_the_inbox_applies_once() throws Exception {
+    void killed_between_the_broker_commit_and_the_mark_publishes_again_and_the_broker_drops_the_copy_it_has()
+            throws Exception {
         Fixture f = new Fixture();
         // A long delivery timeout: the second copy must be the relay's, not a redelivery.
         f.register(f.producer, "BARRIER").subscribe(600, 10, "inbox");
@@ -69,17 +69,18 @@ class HelpersCrashIT {
         LIBERTY.kill();
         LIBERTY.start();
 
+        // Marked only by the publish after the restart, whose copy the broker drops by its duplicate id.
         Eventually.until(
-                "published again after the restart", Duration.ofSeconds(60), () -> Broker.messagesAdded(queue) == 2);
+                "published again and marked after the restart",
+                Duration.ofSeconds(60),
+                () -> f.delivery(id, "inbox").containsKey("nextAttemptAt"));
+        assertEquals(1, Broker.messagesAdded(queue), "the second copy dropped by its duplicate id");
         JsonObject first = f.consume("inbox", false).orElseThrow();
-        JsonObject second = f.consume("inbox", false).orElseThrow();
         assertEquals(id, first.getString("id"));
-        assertEquals(id, second.getString("id"));
         assertTrue(first.getBoolean("processed"), first::toString);
-        assertFalse(second.getBoolean("processed"), "the second copy is a duplicate the inbox skips: " + second);
-        assertEquals(1, f.effects(id, "inbox"), "one effect for two copies");
+        assertEquals(1, f.effects(id, "inbox"), "one effect");
         f.awaitState(id, "COMPLETED");
-        assertTrue(f.consume("inbox", false).isEmpty(), "no third copy");
+        assertTrue(f.consume("inbox", false).isEmpty(), "no second copy");
     }
 
     @Test
