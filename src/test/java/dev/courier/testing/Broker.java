@@ -155,11 +155,23 @@ public final class Broker {
         script("start");
     }
 
-    private static void script(String command) {
+    /**
+     * {@code bin/broker --pair} with these arguments ({@code kill primary}, {@code start}, …): the primary and
+     * backup of the failover profile, whose backup serves on {@code it.broker.backup.port}.
+     */
+    public static void pair(String... arguments) {
+        String[] command = new String[arguments.length + 1];
+        command[0] = "--pair";
+        System.arraycopy(arguments, 0, command, 1, arguments.length);
+        script(command);
+    }
+
+    private static void script(String... command) {
         try {
-            ProcessBuilder builder = new ProcessBuilder(
-                            "bash", System.getProperty("it.broker.script", "bin/broker"), command)
-                    .inheritIO();
+            java.util.List<String> line = new java.util.ArrayList<>(
+                    java.util.List.of("bash", System.getProperty("it.broker.script", "bin/broker")));
+            line.addAll(java.util.List.of(command));
+            ProcessBuilder builder = new ProcessBuilder(line).inheritIO();
             Map<String, String> env = builder.environment();
             env.put(
                     "COURIER_DATA_DIR",
@@ -167,12 +179,16 @@ public final class Broker {
                             "it.data.dir",
                             Path.of("target/it-data").toAbsolutePath().toString()));
             env.put("COURIER_BROKER_PORT", PORT);
+            String backupPort = System.getProperty("it.broker.backup.port");
+            if (backupPort != null) {
+                env.put("COURIER_BROKER_BACKUP_PORT", backupPort);
+            }
             Process process = builder.start();
             if (!process.waitFor(90, TimeUnit.SECONDS) || process.exitValue() != 0) {
-                throw new IllegalStateException("bin/broker " + command + " failed");
+                throw new IllegalStateException("bin/broker " + String.join(" ", command) + " failed");
             }
         } catch (IOException e) {
-            throw new IllegalStateException("cannot run bin/broker " + command, e);
+            throw new IllegalStateException("cannot run bin/broker " + String.join(" ", command), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);

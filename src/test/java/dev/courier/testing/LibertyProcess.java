@@ -46,9 +46,11 @@ public final class LibertyProcess {
         Path template = wlp.resolve("usr/servers/courier");
         Files.createDirectories(server);
         try (var files = Files.list(template)) {
-            for (Path file : files.filter(f -> f.getFileName()
-                            .toString()
-                            .matches("server\\.xml|server\\.env|app\\.xml|datasource-.*\\.xml|auth-.*\\.xml"))
+            for (Path file : files.filter(
+                            f -> f.getFileName()
+                                    .toString()
+                                    .matches(
+                                            "server\\.xml|server\\.env|app\\.xml|datasource-.*\\.xml|auth-.*\\.xml|broker-.*\\.xml"))
                     .toList()) {
                 Files.copy(file, server.resolve(file.getFileName()), StandardCopyOption.REPLACE_EXISTING);
             }

@@ -15,8 +15,15 @@ public final class Postgres {
 
     private Postgres() {}
 
-    /** A database on Courier's server. */
+    /** A database on Courier's server (the primary, when {@code courier.db.hosts} names a primary and standby). */
     public static Connection courier(String database) throws SQLException {
+        String hosts = System.getProperty("courier.db.hosts", "");
+        if (hosts.contains(",")) {
+            return DriverManager.getConnection(
+                    "jdbc:postgresql://" + hosts + "/" + database + "?targetServerType=primary",
+                    System.getProperty("courier.db.user", "courier"),
+                    System.getProperty("courier.db.password", "courier"));
+        }
         return connect(System.getProperty("courier.db.port", "5432"), database);
     }
 
