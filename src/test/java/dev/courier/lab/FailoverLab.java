@@ -92,19 +92,73 @@ class FailoverLab {
     @Test
     @Order(2)
     void nothing_is_lost_or_done_twice_when_the_primary_database_dies_and_its_standby_is_promoted() throws Exception {
+        int[] inDoubt = {0};
         failover(
                 "database",
                 List.of(
-                        new Step("primary database killed, the standby promoted 2 s later", () -> {
-                            postgresPair("kill");
-                            Thread.sleep(2000); // a failover tool's detection, at its quickest
-                            postgresPair("promote");
-                        }),
+                        new Step(
+                                "primary database killed while it holds prepared transactions, the standby promoted "
+                                        + "2 s later",
+                                () -> {
+                                    // Liberty frozen between a prepare and its commit: the kill lands in the window.
+                                    inDoubt[0] = freezeServerWhilePrepared();
+                                    try {
+                                        postgresPair("kill");
+                                    } finally {
+                                        signal("CONT", LIBERTY.process().pid());
+                                    }
+                                    Thread.sleep(2000); // a failover tool's detection, at its quickest
+                                    postgresPair("promote");
+                                }),
                         new Step("old primary rejoins as the standby", () -> postgresPair("rejoin"))));
+        progress(inDoubt[0] + " transactions were prepared on the primary when it was killed");
+        assertTrue(inDoubt[0] > 0, "no transaction was in doubt at the kill");
+        // Liberty's recovery commits them on the promoted node (the orders they belong to settled above).
         Eventually.until(
                 "every prepared transaction resolved on both servers",
                 Duration.ofSeconds(120),
                 () -> Postgres.preparedTransactions() == 0);
+    }
+
+    /**
+     * Stops Liberty (SIGSTOP) at a moment the primary database holds one of its prepared transactions: the moment
+     * one is seen the JVM is frozen and the primary looked at again; if its commit came first, the JVM goes on and
+     * the next is awaited, up to 100 times. Answers how many were prepared, Liberty left frozen.
+     */
+    private static int freezeServerWhilePrepared() throws Exception {
+        long pid = LIBERTY.process().pid();
+        try (Connection primary = Postgres.courier();
+                PreparedStatement count = primary.prepareStatement("SELECT COUNT(*) FROM pg_prepared_xacts")) {
+            for (int attempt = 1; attempt <= 100; attempt++) {
+                long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+                while (prepared(count) == 0 && System.nanoTime() < until) {
+                    Thread.onSpinWait();
+                }
+                signal("STOP", pid);
+                int prepared = prepared(count);
+                if (prepared > 0) {
+                    return prepared;
+                }
+                signal("CONT", pid);
+            }
+        }
+        return 0;
+    }
+
+    private static int prepared(PreparedStatement count) throws SQLException {
+        try (ResultSet rows = count.executeQuery()) {
+            rows.next();
+            return rows.getInt(1);
+        }
+    }
+
+    private static void signal(String signal, long pid) throws Exception {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
+                .inheritIO()
+                .start();
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill -" + signal + " " + pid + " failed");
+        }
     }
 
     @Test
@@ -120,20 +174,27 @@ class FailoverLab {
             failover(
                     "server",
                     List.of(
-                            new Step("second server killed (SIGKILL), the first goes on with all the work", () -> {
-                                // Only a server that had a share of the work leaves work behind.
-                                String text = new Metrics(second.management()).scrape();
-                                double consumed = sum(text, "courier_subscriber_consume_latency_seconds_count");
-                                double leased = sum(text, "courier_queue_received_total");
-                                progress(String.format(
-                                        Locale.ROOT,
-                                        "the second server had committed %.0f rms deliveries and leased "
-                                                + "%.0f queue messages",
-                                        consumed,
-                                        leased));
-                                assertTrue(consumed > 0 && leased > 0, "the second server took no work");
-                                second.kill();
-                            }),
+                            new Step(
+                                    "second server frozen (SIGSTOP) 3 s, then killed (SIGKILL); the first takes what it held",
+                                    () -> {
+                                        // Only a server that had a share of the work leaves work behind.
+                                        String text = new Metrics(second.management()).scrape();
+                                        double consumed = sum(text, "courier_subscriber_consume_latency_seconds_count");
+                                        double leased = sum(text, "courier_queue_received_total");
+                                        progress(String.format(
+                                                Locale.ROOT,
+                                                "the second server had committed %.0f rms deliveries and leased "
+                                                        + "%.0f queue messages",
+                                                consumed,
+                                                leased));
+                                        assertTrue(consumed > 0 && leased > 0, "the second server took no work");
+                                        // Frozen first, as a server in a long pause: the broker goes on handing it its
+                                        // share of the deliveries, its leases and locks stay taken; then it dies with
+                                        // them.
+                                        signal("STOP", second.process().pid());
+                                        Thread.sleep(3000);
+                                        second.kill();
+                                    }),
                             new Step("second server started again", second::start)));
         } finally {
             second.stop();
