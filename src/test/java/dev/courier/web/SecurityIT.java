@@ -356,6 +356,8 @@ class SecurityIT {
             assertEquals(404, rawStatus(api, "metrics", host, null), host);
             assertEquals(404, rawStatus(api, "health/ready", host, null), host);
         }
+        // A request to an API port that names the management port in its Host reaches neither face's other paths.
+        assertEquals(404, rawStatus(api, "health/ready", "localhost:" + management, null));
         // Whatever port a request to the management port names, it does not reach the API.
         for (String host : List.of("localhost:" + management, "localhost:" + api, "courier.example.com")) {
             assertEquals(404, rawStatus(management, "api/queues", host, http.authorization()), host);
