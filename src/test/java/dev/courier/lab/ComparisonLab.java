@@ -225,13 +225,7 @@ class ComparisonLab {
 
     /** A fresh item of this run ({@code lab-<run>-<name>}) with {@code quantity} in stock; its sku. */
     private String item(String name, int quantity) {
-        String sku = "lab-" + run + "-" + name;
-        Http.Response stocked =
-                http.post("api/scenario/stock", "{\"sku\": \"" + sku + "\", \"quantity\": " + quantity + "}");
-        if (stocked.status() != 200) {
-            throw new IllegalStateException("setting stock failed: " + stocked);
-        }
-        return sku;
+        return LabScenario.stock(http, "lab-" + run + "-" + name, quantity);
     }
 
     private static Supplier<String> body(List<String> skus) {
@@ -505,11 +499,11 @@ class ComparisonLab {
                     throw new IllegalStateException("the inventory's PostgreSQL server is not running");
                 }
                 sampler.inventoryHangs(true);
-                signal("STOP", server);
+                LabScenario.signal("STOP", server);
                 try {
                     Thread.sleep(FAULT_SECONDS * 1000L);
                 } finally {
-                    signal("CONT", server);
+                    LabScenario.signal("CONT", server);
                     sampler.inventoryHangs(false);
                 }
             }
@@ -551,10 +545,10 @@ class ComparisonLab {
             while (databases.preparedNow() == 0 && System.nanoTime() < until) {
                 Thread.onSpinWait();
             }
-            signal("STOP", server);
+            LabScenario.signal("STOP", server);
             prepared = databases.preparedNow();
             if (prepared == 0) {
-                signal("CONT", server);
+                LabScenario.signal("CONT", server);
             } else {
                 progress(String.format(Locale.ROOT, "kill at attempt %d: %d transactions prepared", attempt, prepared));
             }
@@ -562,15 +556,6 @@ class ComparisonLab {
         LIBERTY.kill();
         LIBERTY.start();
         return prepared;
-    }
-
-    private static void signal(String signal, List<Long> pids) throws Exception {
-        List<String> command = new ArrayList<>(List.of("kill", "-" + signal));
-        pids.forEach(pid -> command.add(Long.toString(pid)));
-        Process kill = new ProcessBuilder(command).inheritIO().start();
-        if (kill.waitFor() != 0) {
-            throw new IllegalStateException(String.join(" ", command) + " failed");
-        }
     }
 
     private void slowDown(int factor) {

@@ -105,7 +105,9 @@ class FailoverLab {
                                     try {
                                         postgresPair("kill");
                                     } finally {
-                                        signal("CONT", LIBERTY.process().pid());
+                                        LabScenario.signal(
+                                                "CONT",
+                                                List.of(LIBERTY.process().pid()));
                                     }
                                     Thread.sleep(2000); // a failover tool's detection, at its quickest
                                     postgresPair("promote");
@@ -134,12 +136,12 @@ class FailoverLab {
                 while (prepared(count) == 0 && System.nanoTime() < until) {
                     Thread.onSpinWait();
                 }
-                signal("STOP", pid);
+                LabScenario.signal("STOP", List.of(pid));
                 int prepared = prepared(count);
                 if (prepared > 0) {
                     return prepared;
                 }
-                signal("CONT", pid);
+                LabScenario.signal("CONT", List.of(pid));
             }
         }
         return 0;
@@ -149,15 +151,6 @@ class FailoverLab {
         try (ResultSet rows = count.executeQuery()) {
             rows.next();
             return rows.getInt(1);
-        }
-    }
-
-    private static void signal(String signal, long pid) throws Exception {
-        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid))
-                .inheritIO()
-                .start();
-        if (kill.waitFor() != 0) {
-            throw new IllegalStateException("kill -" + signal + " " + pid + " failed");
         }
     }
 
@@ -191,7 +184,8 @@ class FailoverLab {
                                         // Frozen first, as a server in a long pause: the broker goes on handing it its
                                         // share of the deliveries, its leases and locks stay taken; then it dies with
                                         // them.
-                                        signal("STOP", second.process().pid());
+                                        LabScenario.signal(
+                                                "STOP", List.of(second.process().pid()));
                                         Thread.sleep(3000);
                                         second.kill();
                                     }),
@@ -371,13 +365,7 @@ class FailoverLab {
     }
 
     private String item(String name) {
-        String sku = "failover-" + run + "-" + name;
-        Http.Response stocked =
-                http.post("api/scenario/stock", "{\"sku\": \"" + sku + "\", \"quantity\": " + STOCK + "}");
-        if (stocked.status() != 200) {
-            throw new IllegalStateException("setting stock failed: " + stocked);
-        }
-        return sku;
+        return LabScenario.stock(http, "failover-" + run + "-" + name, STOCK);
     }
 
     private void write(String name, List<String> phases, List<String> counts, Map<String, Long> unsettled)

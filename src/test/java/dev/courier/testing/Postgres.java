@@ -15,16 +15,16 @@ public final class Postgres {
 
     private Postgres() {}
 
-    /** A database on Courier's server (the primary, when {@code courier.db.hosts} names a primary and standby). */
+    /**
+     * A database on Courier's server: the one of {@code courier.db.hosts} that accepts writes (the primary, when
+     * the hosts are a primary and its standby), as the server under test takes it.
+     */
     public static Connection courier(String database) throws SQLException {
-        String hosts = System.getProperty("courier.db.hosts", "");
-        if (hosts.contains(",")) {
-            return DriverManager.getConnection(
-                    "jdbc:postgresql://" + hosts + "/" + database + "?targetServerType=primary",
-                    System.getProperty("courier.db.user", "courier"),
-                    System.getProperty("courier.db.password", "courier"));
-        }
-        return connect(System.getProperty("courier.db.port", "5432"), database);
+        return DriverManager.getConnection(
+                "jdbc:postgresql://" + System.getProperty("courier.db.hosts", "localhost:5432") + "/" + database
+                        + "?targetServerType=primary",
+                user(),
+                password());
     }
 
     /** Courier's own database. */
@@ -63,7 +63,15 @@ public final class Postgres {
     private static Connection connect(String port, String database) throws SQLException {
         return DriverManager.getConnection(
                 "jdbc:postgresql://" + System.getProperty("courier.db.host", "localhost") + ":" + port + "/" + database,
-                System.getProperty("courier.db.user", "courier"),
-                System.getProperty("courier.db.password", "courier"));
+                user(),
+                password());
+    }
+
+    private static String user() {
+        return System.getProperty("courier.db.user", "courier");
+    }
+
+    private static String password() {
+        return System.getProperty("courier.db.password", "courier");
     }
 }
