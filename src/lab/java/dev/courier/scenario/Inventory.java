@@ -75,13 +75,38 @@ public class Inventory {
         }
     }
 
-    /** The outcome recorded in the inbox for {@code orderId}, if its message was processed. */
-    Optional<OrderState> processed(Connection c, String orderId) throws SQLException {
-        try (PreparedStatement select = c.prepareStatement("SELECT outcome FROM scenario_inbox WHERE order_id = ?")) {
+    /**
+     * The outcome recorded for {@code orderId} by {@link #recordOutcome}, if its order was processed. In the
+     * caller's transaction, if any.
+     */
+    Optional<OrderState> processed(String orderId) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement select =
+                        c.prepareStatement("SELECT outcome FROM scenario_inbox WHERE order_id = ?")) {
             select.setString(1, orderId);
             try (ResultSet rows = select.executeQuery()) {
                 return rows.next() ? Optional.of(OrderState.valueOf(rows.getString(1))) : Optional.empty();
             }
+        } catch (SQLException e) {
+            throw new IllegalStateException("reading the order's outcome failed", e);
+        }
+    }
+
+    /**
+     * Records the outcome of {@code orderId} (table {@code scenario_inbox}), in the caller's transaction: the reply
+     * the asynchronous modes carry back to the orders service. A second record of one order fails on the key (a
+     * concurrent copy waits on it, then fails and rolls back its reservation).
+     */
+    void recordOutcome(String orderId, OrderState outcome) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement insert = c.prepareStatement(
+                        "INSERT INTO scenario_inbox (order_id, outcome, created_at) VALUES (?, ?, ?)")) {
+            insert.setString(1, orderId);
+            insert.setString(2, outcome.name());
+            insert.setTimestamp(3, Columns.timestamp(clock.instant()), Columns.utc());
+            insert.executeUpdate();
+        } catch (SQLException e) {
+            throw new IllegalStateException("recording the order's outcome failed", e);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.courier.scenario;
 
+import dev.courier.platform.FaultInjection;
 import jakarta.annotation.Resource;
 import jakarta.ejb.MessageDriven;
 import jakarta.ejb.TransactionManagement;
@@ -17,8 +18,11 @@ import java.io.StringReader;
  * The inventory service's consumer of the RMS mode's orders: a message-driven bean on the subscriber queue
  * {@code scenario-orders.inventory} (activation spec {@code courier/RmsInventoryListener} in the lab's
  * configuration). Each order commits its inbox row, its reservation (or nothing, out of stock) and the reply's
- * barrier row in one local transaction of the inventory database; then the broker's copy is acknowledged and the
- * helpers report it consumed and confirm the reply. A redelivered copy finds its inbox row and changes nothing.
+ * reply in one local transaction of the inventory database; then the broker's copy is acknowledged and the helper
+ * reports it consumed. The reply goes as {@code courier.scenario.rms-reply} says: {@code reliable}, a second
+ * reliable message (its barrier row in that transaction, confirmed after it) that {@link RmsRepliesListener}
+ * applies; {@code direct}, the outcome recorded in that transaction and written on the order before the copy is
+ * acknowledged ({@link RmsDirectReply}). A redelivered copy finds its inbox row and reserves nothing again.
  */
 @MessageDriven
 @TransactionManagement(TransactionManagementType.BEAN)
@@ -33,20 +37,33 @@ public class RmsInventoryListener implements MessageListener {
     @Inject
     private SlowConsumer slow;
 
+    @Inject
+    private RmsDirectReply reply;
+
+    @Inject
+    private FaultInjection faults;
+
     @Resource
     private UserTransaction transaction;
+
+    /** The checkpoint between the inventory's commit and the direct reply (a crash there, in the tests). */
+    static final String BEFORE_DIRECT_REPLY = "scenario.rms.before-direct-reply";
 
     @Override
     public void onMessage(Message message) {
         long start = System.nanoTime();
-        String[] orderId = {null};
+        Order order = order(message); // null: no order in it; the handler fails on it and reports the failure
+        boolean direct = parties.directReply();
         try {
             parties.inventoryInbox().consumeInOwnTransaction(transaction, message, (id, payload) -> {
-                JsonObject body = json(payload);
-                Order order =
-                        new Order(body.getString("orderId"), Mode.RMS, body.getString("sku"), body.getInt("quantity"));
-                orderId[0] = order.id();
+                if (order == null) {
+                    throw new IllegalArgumentException("message " + id + " carries no order: " + payload);
+                }
                 OrderState outcome = inventory.reserve(order);
+                if (direct) {
+                    inventory.recordOutcome(order.id(), outcome);
+                    return;
+                }
                 // No @Retry on the reply's prepare: it runs inside this message's transaction. A failure rolls the
                 // reservation back with it, the helper reports the message failed, and Courier delivers it again
                 // after its backoff: the retry, with a fresh transaction.
@@ -62,9 +79,24 @@ public class RmsInventoryListener implements MessageListener {
         } catch (JMSException e) {
             throw new IllegalStateException("reading " + message + " failed", e);
         }
-        if (orderId[0] != null) {
-            // Half the orders meet the inventory instance a slowdown slows (PUT /api/scenario/slowdown).
-            slow.pace(Mode.RMS, Math.floorMod(orderId[0].hashCode(), 2), System.nanoTime() - start);
+        if (order == null) {
+            return;
+        }
+        if (direct) {
+            // Also for a copy the inbox skipped: its outcome may never have reached the order.
+            faults.checkpoint(BEFORE_DIRECT_REPLY);
+            reply.settle(order.id());
+        }
+        // Half the orders meet the inventory instance a slowdown slows (PUT /api/scenario/slowdown).
+        slow.pace(Mode.RMS, Math.floorMod(order.id().hashCode(), 2), System.nanoTime() - start);
+    }
+
+    private static Order order(Message message) {
+        try {
+            JsonObject body = json(message.getBody(String.class));
+            return new Order(body.getString("orderId"), Mode.RMS, body.getString("sku"), body.getInt("quantity"));
+        } catch (JMSException | RuntimeException e) {
+            return null;
         }
     }
 

@@ -58,6 +58,16 @@ public class RmsParties {
     @ConfigProperty(name = "courier.scenario.courier-transport", defaultValue = "http")
     String transport;
 
+    /**
+     * How the inventory's reply reaches the order: {@code reliable} (default), a second reliable message through
+     * Courier, as two separate services would; {@code direct}, written on the order after the inventory's commit,
+     * the queue mode's shape ({@link RmsDirectReply}: the comparison lab's setting, so that both asynchronous modes
+     * carry their replies alike).
+     */
+    @Inject
+    @ConfigProperty(name = "courier.scenario.rms-reply", defaultValue = "reliable")
+    String reply;
+
     @Inject
     private LocalCourierApi local;
 
@@ -90,6 +100,7 @@ public class RmsParties {
     private Topics topics;
 
     private volatile boolean ready;
+    private boolean direct;
 
     @Inject
     private io.opentelemetry.api.trace.Tracer tracer;
@@ -101,6 +112,7 @@ public class RmsParties {
 
     @PostConstruct
     void wire() {
+        direct = direct(reply);
         CourierApi asOrders = api(ORDERS_SERVICE, ordersPassword);
         CourierApi asInventory = api(INVENTORY_SERVICE, inventoryPassword);
         orders = new ReliableProducer(asOrders, ORDERS_SERVICE, ordersDb, transactions);
@@ -190,6 +202,22 @@ public class RmsParties {
 
     boolean ready() {
         return ready;
+    }
+
+    /** Whether the reply goes straight to the order ({@code courier.scenario.rms-reply=direct}). */
+    boolean directReply() {
+        return direct;
+    }
+
+    /** @throws IllegalArgumentException for a reply that is neither {@code reliable} nor {@code direct} */
+    static boolean direct(String reply) {
+        return switch (reply) {
+            case "direct" -> true;
+            case "reliable" -> false;
+            default ->
+                throw new IllegalArgumentException(
+                        "courier.scenario.rms-reply must be reliable or direct, not '" + reply + "'");
+        };
     }
 
     ReliableProducer orders() {

@@ -78,6 +78,11 @@ class ComparisonLab {
     private static final LibertyProcess LIBERTY = new LibertyProcess();
     /** How the rms mode's services reach Courier: in process, as the xa and queue modes reach their mechanism. */
     private static final String RMS_TRANSPORT = System.getProperty("lab.rms.transport", "local");
+    /**
+     * How the rms mode's reply reaches the order: {@code direct}, the queue mode's shape (the same reply leg in
+     * both asynchronous modes), or {@code reliable}, a second reliable message (its cost, shown apart).
+     */
+    private static final String RMS_REPLY = System.getProperty("lab.rms.reply", "direct");
 
     private final Http http = Http.server();
     private final long started = System.nanoTime();
@@ -100,6 +105,7 @@ class ComparisonLab {
     @BeforeAll
     static void startServer() throws Exception {
         LIBERTY.environment("COURIER_SCENARIO_COURIER_TRANSPORT", RMS_TRANSPORT);
+        LIBERTY.environment("COURIER_SCENARIO_RMS_REPLY", RMS_REPLY);
         LIBERTY.deploy();
         LIBERTY.start();
     }
@@ -203,6 +209,7 @@ class ComparisonLab {
                 new LabReport.Setting(
                         java.time.LocalDate.now().toString(),
                         RMS_TRANSPORT,
+                        RMS_REPLY,
                         REPETITIONS,
                         POINT_SECONDS,
                         MIN_POINT_SECONDS,

@@ -118,6 +118,7 @@ final class LabReport {
     record Setting(
             String date,
             String rmsTransport,
+            String rmsReply,
             int repetitions,
             double pointSeconds,
             double minPointSeconds,
@@ -247,7 +248,9 @@ final class LabReport {
                 Locale.ROOT,
                 "Run of %s on this machine (2 cores, 24 GiB, one disk): orders and Courier on one PostgreSQL server, "
                         + "the inventory on a second; one Liberty; one Artemis broker. The rms services reach Courier "
-                        + "over `%s` transport. Physical anchors measured in the same run: **fdatasync %.0f/s** "
+                        + "over `%s` transport; their reply goes `%s` (direct: written on the order after the "
+                        + "inventory's commit, the queue mode's reply leg; reliable: a second reliable message). "
+                        + "Physical anchors measured in the same run: **fdatasync %.0f/s** "
                         + "(pg_test_fsync), **one-row INSERT %.0f tps** (pgbench, 4 clients).%n%n"
                         + "Each ladder point offers orders open-loop (arrivals on a schedule, never waiting for "
                         + "answers) for %.0f s or 1,000 orders (at least %.0f s), %d repetition(s); figures are "
@@ -255,6 +258,7 @@ final class LabReport {
                         + "below 90 %% of the offered one.%n%n",
                 setting.date(),
                 setting.rmsTransport(),
+                setting.rmsReply(),
                 anchors.fdatasyncPerSecond(),
                 anchors.pgbenchInsertTps(),
                 setting.pointSeconds(),

@@ -1,5 +1,6 @@
 package dev.courier.scenario;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -28,5 +29,16 @@ class RmsPartiesTest {
                 IllegalArgumentException.class, () -> parties.api(RmsParties.ORDERS_SERVICE, Optional.empty()));
         assertTrue(refused.getMessage().contains("courier.scenario.courier-transport"), refused::getMessage);
         assertTrue(refused.getMessage().contains("'tcp'"), refused::getMessage);
+    }
+
+    @Test
+    void the_reply_goes_direct_or_reliable_and_anything_else_is_refused_by_name() {
+        assertTrue(RmsParties.direct("direct"));
+        assertFalse(RmsParties.direct("reliable"));
+
+        IllegalArgumentException refused =
+                assertThrows(IllegalArgumentException.class, () -> RmsParties.direct("Direct"));
+        assertTrue(refused.getMessage().contains("courier.scenario.rms-reply"), refused::getMessage);
+        assertTrue(refused.getMessage().contains("'Direct'"), refused::getMessage);
     }
 }

@@ -158,13 +158,7 @@ class ScenarioIT {
     @Test
     void rms_accepts_every_order_and_settles_each_through_the_inventory_reply() {
         String sku = scarce(3);
-        String first = Eventually.await("the rms mode set up", SETTLE, () -> {
-            Http.Response placed = http.post("api/scenario/orders?mode=rms", "");
-            return placed.status() == 201
-                    ? java.util.Optional.of(placed.json().getString("orderId"))
-                    : java.util.Optional.empty();
-        });
-        Eventually.until("the first order settled", SETTLE, () -> state(first).equals("RESERVED"));
+        rmsSetUp();
         assertAcceptsAndSettles("rms", sku);
     }
 
@@ -218,6 +212,17 @@ class ScenarioIT {
                 () -> http.get("api/messages/" + id).json().getString("state").equals("CANCELLED"));
     }
 
+    /** Waits until the rms mode takes orders and has settled a first one (its reservation counted before a test). */
+    private void rmsSetUp() {
+        String first = Eventually.await("the rms mode set up", SETTLE, () -> {
+            Http.Response placed = http.post("api/scenario/orders?mode=rms", "");
+            return placed.status() == 201
+                    ? java.util.Optional.of(placed.json().getString("orderId"))
+                    : java.util.Optional.empty();
+        });
+        Eventually.until("the first order settled", SETTLE, () -> state(first).equals("RESERVED"));
+    }
+
     /** An asynchronous mode: five orders for three items are all accepted, then three reserved and two rejected. */
     private void assertAcceptsAndSettles(String mode, String sku) {
         JsonObject before = counts(mode);
@@ -259,6 +264,32 @@ class ScenarioIT {
         JsonObject after = counts("queue");
         assertEquals(1, delta(before, after, "reserved"));
         assertEquals(0, delta(before, after, "duplicated"), "the inbox kept the second delivery from reserving again");
+        assertConsistent(after);
+    }
+
+    @Test
+    void
+            rms_inventory_failing_after_its_commit_and_before_the_direct_reply_reserves_once_and_the_redelivered_copy_replies() {
+        String sku = scarce(5);
+        rmsSetUp();
+        String point = "scenario.rms.before-direct-reply";
+        http.post("api/test/faults/" + point, ""); // once: thrown out of onMessage, as a crash there would end it
+        JsonObject before = counts("rms");
+
+        String id = http.post("api/scenario/orders?mode=rms", "{\"sku\": \"" + sku + "\"}")
+                .json()
+                .getString("orderId");
+
+        Eventually.until("settled", SETTLE, () -> state(id).equals("RESERVED"));
+        assertEquals(
+                0,
+                http.get("api/test/faults/" + point + "/held").json().getInt("left"),
+                "the first copy failed between the inventory's commit and the reply");
+        JsonObject after = counts("rms");
+        assertEquals(1, delta(before, after, "orders"));
+        assertEquals(
+                1, delta(before, after, "reserved"), "the inbox kept the broker's redelivery from reserving again");
+        assertEquals(0, delta(before, after, "duplicated"));
         assertConsistent(after);
     }
 

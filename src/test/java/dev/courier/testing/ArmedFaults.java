@@ -41,6 +41,12 @@ public class ArmedFaults implements FaultInjection {
         return waiting == null ? 0 : waiting.get();
     }
 
+    /** How many of the passes {@code point} was armed for are still to come (0 when all came, or not armed). */
+    public int left(String point) {
+        Armed a = armed.get(point);
+        return a == null ? 0 : Math.max(0, a.left().get());
+    }
+
     public synchronized void disarmAll() {
         armed.clear();
         notifyAll();

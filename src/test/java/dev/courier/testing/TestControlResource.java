@@ -103,12 +103,16 @@ public class TestControlResource {
         faults.arm(point, times, hold);
     }
 
-    /** How many threads wait at the held checkpoint {@code point}: {"held"}. */
+    /**
+     * How many threads wait at the held checkpoint {@code point}, and how many of its armed passes are still to
+     * come: {"held", "left"}.
+     */
     @GET
     @Path("faults/{point}/held")
     public String held(@PathParam("point") String point) {
         return Json.createObjectBuilder()
                 .add("held", faults.held(point))
+                .add("left", faults.left(point))
                 .build()
                 .toString();
     }

@@ -46,7 +46,9 @@ class TraceServerIT {
                 .environment("OTEL_LOGS_EXPORTER", "none")
                 .environment("OTEL_BSP_SCHEDULE_DELAY", "200")
                 // the scenario's services call this server, not the test run's
-                .environment("COURIER_SCENARIO_COURIER_URL", "http://localhost:" + (port + 5) + "/");
+                .environment("COURIER_SCENARIO_COURIER_URL", "http://localhost:" + (port + 5) + "/")
+                // the reply as a second reliable message, whose spans the trace must carry on
+                .environment("COURIER_SCENARIO_RMS_REPLY", "reliable");
         LibertyProcess.startAll(server);
         http = server.http();
     }
