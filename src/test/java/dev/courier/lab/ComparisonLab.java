@@ -45,11 +45,17 @@ import org.junit.jupiter.api.Test;
  * {@code target/lab/report.md} with tables, PNG plots and CSV. It asserts nothing about speed: the figures are for
  * reading. The short version: {@code -Dlab.seconds=3 -Dlab.min.seconds=3 -Dlab.repetitions=1
  * -Dlab.fault.seconds=10}; one fault alone, at a given rate: {@code -Dlab.fault.rate=12.5
- * -Dlab.faults=server-killed}.
+ * -Dlab.faults=server-killed}; some modes or one shape: {@code -Dlab.modes=xa,rms -Dlab.shapes=hot}.
  */
 class ComparisonLab {
 
-    private static final String[] MODES = {"xa", "rms", "queue"};
+    /** The modes compared (comma-separated, {@code lab.modes}); all three by default. */
+    private static final String[] MODES =
+            System.getProperty("lab.modes", "xa,rms,queue").split(",");
+    /** The stock shapes laddered ({@code lab.shapes}: hot, spread); both by default. */
+    private static final List<String> SHAPES =
+            List.of(System.getProperty("lab.shapes", "hot,spread").split(","));
+
     private static final double FIRST_RATE = Double.parseDouble(System.getProperty("lab.first.rate", "25"));
     private static final double MAX_RATE = Double.parseDouble(System.getProperty("lab.max.rate", "1600"));
     private static final double POINT_SECONDS = Double.parseDouble(System.getProperty("lab.seconds", "30"));
@@ -147,6 +153,9 @@ class ComparisonLab {
                     Duration.ofSeconds(60),
                     () -> databases.preparedTransactions() == 0);
             for (Shape shape : FAULT_RATE > 0 ? new Shape[0] : Shape.values()) {
+                if (!SHAPES.contains(shape.id)) {
+                    continue;
+                }
                 Supplier<String> body = body(skus.get(shape));
                 for (String mode : MODES) {
                     OrderLoad.run(http, mode, 20, body, 3).stop(); // warm-up

@@ -11,6 +11,7 @@ import dev.courier.testing.Http;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -172,6 +173,43 @@ class DownstreamFailureIT {
         for (String id : ids) {
             f.awaitState(id, "COMPLETED");
         }
+    }
+
+    @Test
+    void a_copy_the_broker_holds_for_its_delivery_time_counts_as_queued_and_gets_no_further_copy() {
+        f.register(f.producer, "BARRIER").subscribe(2, 1, "later");
+        // Courier's clock runs ahead of the broker's by what the tests advanced it: the delivery time is set from
+        // Courier's, and the broker holds the copy for that long in real time.
+        Instant courierNow = Instant.parse(f.message(f.prepare("{}", 3600)).getString("createdAt"));
+        Http.Response prepared = http.post(
+                "api/messages",
+                "{\"topic\": \"" + f.topic + "\", \"producer\": \"" + f.producer
+                        + "\", \"payload\": {}, \"deliverAt\": \"" + courierNow.plusSeconds(20) + "\"}");
+        String id = prepared.json().getString("id");
+        Instant heldUntil = Instant.now().plusSeconds(20); // in real time, the broker's
+        assertEquals(
+                "SENT", http.post("api/messages/" + id + "/confirm", "").json().getString("state"));
+        Eventually.until(
+                "relayed", Fixture.SETTLE, () -> f.delivery(id, "later").containsKey("nextAttemptAt"));
+
+        f.advance(25); // past the delivery time and the 2 s timeout on Courier's clock; the broker still holds it
+        Eventually.until("the deadline moved", Fixture.SETTLE, () -> moved(id, "later") >= 1);
+
+        Broker.Received held = Broker.receive(Fixture.queue(f.topic, "later"), Duration.ofSeconds(40))
+                .orElseThrow(() -> new AssertionError("the held copy never came"));
+        assertEquals(id, held.courierMessageId());
+        assertEquals(
+                "COMPLETED",
+                http.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"later\"}")
+                        .json()
+                        .getString("state"));
+        // Until well past the held copy's time: a copy sent beside it would have come at once.
+        Duration rest = Duration.between(Instant.now(), heldUntil.plusSeconds(3));
+        assertTrue(
+                Broker.receive(Fixture.queue(f.topic, "later"), rest.isNegative() ? Duration.ofSeconds(3) : rest)
+                        .isEmpty(),
+                "no copy beside the one the broker held");
+        assertEquals(1, f.delivery(id, "later").getInt("attempts"));
     }
 
     @Test
