@@ -17,9 +17,9 @@ import java.io.StringReader;
 /**
  * The inventory service's consumer of the RMS mode's orders: a message-driven bean on the subscriber queue
  * {@code scenario-orders.inventory} (activation spec {@code courier/RmsInventoryListener} in the lab's
- * configuration). Each order commits its inbox row, its reservation (or nothing, out of stock) and the reply's
- * reply in one local transaction of the inventory database; then the broker's copy is acknowledged and the helper
- * reports it consumed. The reply goes as {@code courier.scenario.rms-reply} says: {@code reliable}, a second
+ * configuration). Each order commits its inbox row, its reservation (or nothing, out of stock) and its reply in one
+ * local transaction of the inventory database; then the broker's copy is acknowledged and the helper reports it
+ * consumed. The reply goes as {@code courier.scenario.rms-reply} says: {@code reliable}, a second
  * reliable message (its barrier row in that transaction, confirmed after it) that {@link RmsRepliesListener}
  * applies; {@code direct}, the outcome recorded in that transaction and written on the order before the copy is
  * acknowledged ({@link RmsDirectReply}). A redelivered copy finds its inbox row and reserves nothing again.
