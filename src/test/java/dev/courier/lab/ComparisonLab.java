@@ -547,28 +547,13 @@ class ComparisonLab {
     }
 
     /**
-     * Kills Liberty while PostgreSQL holds one of its prepared transactions, and restarts it. The moment one is
-     * seen, the JVM is frozen (SIGSTOP: nothing it started can advance) and looked at again: if a transaction is
-     * still prepared, SIGKILL lands in the in-doubt window; if its commit came first, the JVM goes on (SIGCONT) and
-     * the next one is awaited, up to 50 times. The fault lasts as long as the restart takes. Answers how many
-     * transactions were prepared at the kill.
+     * Kills Liberty while PostgreSQL holds one of its prepared transactions, and restarts it: frozen the moment one
+     * is seen, so that SIGKILL lands in the in-doubt window (up to 50 tries). The fault lasts as long as the restart
+     * takes. Answers how many transactions were prepared at the kill.
      */
     private int killWhilePrepared(LabDatabases databases) throws Exception {
-        List<Long> server = List.of(LIBERTY.process().pid());
-        int prepared = 0;
-        for (int attempt = 1; attempt <= 50 && prepared == 0; attempt++) {
-            long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-            while (databases.preparedNow() == 0 && System.nanoTime() < until) {
-                Thread.onSpinWait();
-            }
-            LabScenario.signal("STOP", server);
-            prepared = databases.preparedNow();
-            if (prepared == 0) {
-                LabScenario.signal("CONT", server);
-            } else {
-                progress(String.format(Locale.ROOT, "kill at attempt %d: %d transactions prepared", attempt, prepared));
-            }
-        }
+        int prepared = LabScenario.freezeWhilePrepared(LIBERTY.process().pid(), databases::preparedNow, 50);
+        progress(String.format(Locale.ROOT, "kill with %d transactions prepared", prepared));
         LIBERTY.kill();
         LIBERTY.start();
         return prepared;

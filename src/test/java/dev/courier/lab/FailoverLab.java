@@ -122,29 +122,12 @@ class FailoverLab {
                 () -> Postgres.preparedTransactions() == 0);
     }
 
-    /**
-     * Stops Liberty (SIGSTOP) at a moment the primary database holds one of its prepared transactions: the moment
-     * one is seen the JVM is frozen and the primary looked at again; if its commit came first, the JVM goes on and
-     * the next is awaited, up to 100 times. Answers how many were prepared, Liberty left frozen.
-     */
+    /** Liberty frozen at a moment the primary holds one of its prepared transactions (up to 100 tries). */
     private static int freezeServerWhilePrepared() throws Exception {
-        long pid = LIBERTY.process().pid();
         try (Connection primary = Postgres.courier();
                 PreparedStatement count = primary.prepareStatement("SELECT COUNT(*) FROM pg_prepared_xacts")) {
-            for (int attempt = 1; attempt <= 100; attempt++) {
-                long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-                while (prepared(count) == 0 && System.nanoTime() < until) {
-                    Thread.onSpinWait();
-                }
-                LabScenario.signal("STOP", List.of(pid));
-                int prepared = prepared(count);
-                if (prepared > 0) {
-                    return prepared;
-                }
-                LabScenario.signal("CONT", List.of(pid));
-            }
+            return LabScenario.freezeWhilePrepared(LIBERTY.process().pid(), () -> prepared(count), 100);
         }
-        return 0;
     }
 
     private static int prepared(PreparedStatement count) throws SQLException {

@@ -1,8 +1,10 @@
 package dev.courier.lab;
 
 import dev.courier.testing.Http;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 
 /** What the comparison lab and the failover lab both do to the scenario and its processes. */
 final class LabScenario {
@@ -27,5 +29,27 @@ final class LabScenario {
         if (kill.waitFor() != 0) {
             throw new IllegalStateException(String.join(" ", command) + " failed");
         }
+    }
+
+    /**
+     * Freezes the process (SIGSTOP) at a moment a database holds one of its prepared transactions: the moment
+     * {@code prepared} counts one the process is stopped and the count read again; if the commit came first, the
+     * process goes on (SIGCONT) and the next is awaited, up to {@code attempts} times. Answers how many were
+     * prepared with the process left frozen, or 0 with it running.
+     */
+    static int freezeWhilePrepared(long pid, Callable<Integer> prepared, int attempts) throws Exception {
+        for (int attempt = 1; attempt <= attempts; attempt++) {
+            long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (prepared.call() == 0 && System.nanoTime() < until) {
+                Thread.onSpinWait();
+            }
+            signal("STOP", List.of(pid));
+            int now = prepared.call();
+            if (now > 0) {
+                return now;
+            }
+            signal("CONT", List.of(pid));
+        }
+        return 0;
     }
 }
