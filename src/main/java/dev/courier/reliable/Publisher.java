@@ -8,6 +8,8 @@ import jakarta.jms.JMSException;
 import jakarta.jms.MessageProducer;
 import jakarta.jms.Session;
 import jakarta.jms.TextMessage;
+import jakarta.json.JsonObject;
+import java.io.StringReader;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -105,19 +107,19 @@ class Publisher {
                 .invoke(queue, "countMessages", Json.createValue(copiesOf(messageId)))
                 .getJsonNumber(0)
                 .longValue();
-        if (queued > 0
-                || management
-                                .attribute(queue, "scheduledCount")
-                                .getJsonNumber(0)
-                                .longValue()
-                        == 0) {
+        if (queued > 0) {
             return queued;
+        }
+        long scheduledCopies =
+                management.attribute(queue, "scheduledCount").getJsonNumber(0).longValue();
+        if (scheduledCopies == 0) {
+            return 0;
         }
         // countMessages leaves the scheduled copies out, and no operation counts them by filter: read their list.
         String scheduled =
                 management.invoke(queue, "listScheduledMessagesAsJSON").getString(0);
-        try (var reader = Json.createReader(new java.io.StringReader(scheduled))) {
-            return reader.readArray().getValuesAs(jakarta.json.JsonObject.class).stream()
+        try (var reader = Json.createReader(new StringReader(scheduled))) {
+            return reader.readArray().getValuesAs(JsonObject.class).stream()
                     .filter(m -> messageId.equals(m.getString(MESSAGE_ID, null)))
                     .count();
         }
