@@ -1,5 +1,6 @@
 package dev.courier.scenario;
 
+import dev.courier.platform.FaultInjection;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.temporal.ChronoUnit;
@@ -23,6 +24,12 @@ class RmsDirectReply {
     @Inject
     private OrderBook book;
 
+    @Inject
+    private FaultInjection faults;
+
+    /** The checkpoint inside the retried write (the orders database away, in the tests). */
+    static final String WRITING = "scenario.rms.direct-reply";
+
     /**
      * Writes the recorded outcome of {@code orderId} on the order; nothing when none is recorded (the inventory's
      * transaction rolled back: Courier delivers the order again after its backoff).
@@ -32,6 +39,9 @@ class RmsDirectReply {
     // Courier's addresses end in its dead-letter address after 10 attempts.
     @Retry(maxRetries = -1, delay = 500, jitter = 250, maxDuration = 10, durationUnit = ChronoUnit.MINUTES)
     void settle(String orderId) {
-        inventory.processed(orderId).ifPresent(outcome -> book.settle(orderId, outcome));
+        inventory.processed(orderId).ifPresent(outcome -> {
+            faults.checkpoint(WRITING);
+            book.settle(orderId, outcome);
+        });
     }
 }

@@ -169,22 +169,34 @@ class ScenarioIT {
                 SETTLE,
                 () -> http.post("api/scenario/orders?mode=rms", "").status() == 201);
         long before = counts("rms").getJsonNumber("orders").longValue();
-        // Courier unreachable for 10 orders: each answers 503, and half of the last 10 failing opens the circuit.
-        http.post("api/test/faults/scenario.rms.courier-call?times=10", "");
-        for (int i = 0; i < 10; i++) {
-            Http.Response refused = http.post("api/scenario/orders?mode=rms", "");
-            assertEquals(503, refused.status(), refused::toString);
-            assertEquals("Courier unavailable", refused.json().getString("title"));
+        // Courier unreachable until the fault is disarmed: 10 orders answer 503, and with half (or more) of the
+        // last 10 calls failed the circuit is open, whatever came before them.
+        String point = "scenario.rms.courier-call";
+        http.post("api/test/faults/" + point + "?times=1000", "");
+        try {
+            for (int i = 0; i < 10; i++) {
+                Http.Response refused = http.post("api/scenario/orders?mode=rms", "");
+                assertEquals(503, refused.status(), refused::toString);
+                assertEquals("Courier unavailable", refused.json().getString("title"));
+            }
+            // The circuit is open: the next order is refused without calling Courier.
+            int calls = left(point);
+            Http.Response open = http.post("api/scenario/orders?mode=rms", "");
+            assertEquals(503, open.status(), open::toString);
+            assertEquals(calls, left(point), "the open circuit refused the order without calling Courier");
+            assertEquals(before, counts("rms").getJsonNumber("orders").longValue(), "no refused order was written");
+        } finally {
+            http.delete("api/test/faults"); // Courier reachable again
         }
-        // The fault is spent, but the circuit is open: the next order is refused without calling Courier.
-        Http.Response open = http.post("api/scenario/orders?mode=rms", "");
-        assertEquals(503, open.status(), open::toString);
-        assertEquals(before, counts("rms").getJsonNumber("orders").longValue(), "no refused order was written");
         // After the circuit's delay (5 s) orders go through again.
         Eventually.until(
                 "the circuit closed again",
                 Duration.ofSeconds(30),
                 () -> http.post("api/scenario/orders?mode=rms", "").status() == 201);
+    }
+
+    private int left(String point) {
+        return http.get("api/test/faults/" + point + "/held").json().getInt("left");
     }
 
     @Test
@@ -281,14 +293,33 @@ class ScenarioIT {
                 .getString("orderId");
 
         Eventually.until("settled", SETTLE, () -> state(id).equals("RESERVED"));
-        assertEquals(
-                0,
-                http.get("api/test/faults/" + point + "/held").json().getInt("left"),
-                "the first copy failed between the inventory's commit and the reply");
+        assertEquals(0, left(point), "the first copy failed between the inventory's commit and the reply");
         JsonObject after = counts("rms");
         assertEquals(1, delta(before, after, "orders"));
         assertEquals(
                 1, delta(before, after, "reserved"), "the inbox kept the broker's redelivery from reserving again");
+        assertEquals(0, delta(before, after, "duplicated"));
+        assertConsistent(after);
+    }
+
+    @Test
+    void rms_direct_reply_retried_in_process_settles_an_order_past_the_brokers_redeliveries() {
+        String sku = scarce(5);
+        rmsSetUp();
+        String point = "scenario.rms.direct-reply";
+        // More failures than the broker's 10 deliveries of a copy: thrown out of onMessage, the copy would end in
+        // the dead-letter address with the order never settled (its delivery already reported consumed).
+        http.post("api/test/faults/" + point + "?times=12", "");
+        JsonObject before = counts("rms");
+
+        String id = http.post("api/scenario/orders?mode=rms", "{\"sku\": \"" + sku + "\"}")
+                .json()
+                .getString("orderId");
+
+        Eventually.until("settled", SETTLE, () -> state(id).equals("RESERVED"));
+        assertEquals(0, left(point), "the reply's write failed 12 times before it went through");
+        JsonObject after = counts("rms");
+        assertEquals(1, delta(before, after, "reserved"));
         assertEquals(0, delta(before, after, "duplicated"));
         assertConsistent(after);
     }
