@@ -122,6 +122,64 @@ class FailoverLab {
                 () -> Postgres.preparedTransactions() == 0);
     }
 
+    @Test
+    @Order(4)
+    void the_database_pair_never_makes_a_second_primary() throws Exception {
+        String primary = pairNode("primary");
+        String standby = primary.equals("a") ? "b" : "a";
+        // A failover tool fences the old primary before it promotes: promote refuses while a primary runs.
+        assertEquals(1, pair("promote").exit(), "promoted a standby while the primary runs");
+        assertEquals(primary, pairNode("primary"));
+        assertEquals(standby, pairNode("standby"));
+
+        postgresPair("kill");
+        postgresPair("promote");
+        assertEquals(standby, pairNode("primary"));
+        // The old primary, started again, would be a second primary: start leaves it stopped (and fails, as the new
+        // primary has no synchronous standby) until rejoin makes it the standby.
+        PairRun start = pair("start");
+        assertTrue(start.exit() != 0, start::output);
+        assertTrue(
+                start.output().contains("node " + primary + " was a primary before node " + standby + " took over"),
+                start::output);
+        assertTrue(pair("status").output().contains("node " + primary + " stopped"));
+        postgresPair("rejoin");
+        assertEquals(standby, pairNode("primary"));
+        assertEquals(primary, pairNode("standby"));
+    }
+
+    private record PairRun(int exit, String output) {}
+
+    private static PairRun pair(String command) throws Exception {
+        // Into a file, not a pipe: a process the script leaves running cannot hold the read open past the timeout.
+        Path output = Files.createTempFile("postgres-pair", ".log");
+        try {
+            Process p = new ProcessBuilder("bash", "bin/postgres-pair", command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(output.toFile())
+                    .start();
+            if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IllegalStateException(
+                        "bin/postgres-pair " + command + " did not end: " + Files.readString(output));
+            }
+            return new PairRun(p.exitValue(), Files.readString(output));
+        } finally {
+            Files.deleteIfExists(output);
+        }
+    }
+
+    /** The node (a or b) that {@code bin/postgres-pair status} names in {@code role} (primary, standby). */
+    private static String pairNode(String role) throws Exception {
+        String status = pair("status").output();
+        for (String node : List.of("a", "b")) {
+            if (status.contains("node " + node + " " + role)) {
+                return node;
+            }
+        }
+        throw new IllegalStateException("no " + role + " in: " + status);
+    }
+
     /** Liberty frozen at a moment the primary holds one of its prepared transactions (up to 100 tries). */
     private static int freezeServerWhilePrepared() throws Exception {
         try (Connection primary = Postgres.courier();
@@ -339,10 +397,9 @@ class FailoverLab {
     }
 
     private static void postgresPair(String command) throws Exception {
-        Process p = new ProcessBuilder("bash", "bin/postgres-pair", command)
-                .inheritIO()
-                .start();
-        if (!p.waitFor(120, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        PairRun run = pair(command);
+        System.out.print(run.output());
+        if (run.exit() != 0) {
             throw new IllegalStateException("bin/postgres-pair " + command + " failed");
         }
     }
