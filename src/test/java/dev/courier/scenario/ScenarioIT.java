@@ -282,18 +282,11 @@ class ScenarioIT {
     @Test
     void
             rms_inventory_failing_after_its_commit_and_before_the_direct_reply_reserves_once_and_the_redelivered_copy_replies() {
-        String sku = scarce(5);
-        rmsSetUp();
-        String point = "scenario.rms.before-direct-reply";
-        http.post("api/test/faults/" + point, ""); // once: thrown out of onMessage, as a crash there would end it
-        JsonObject before = counts("rms");
-
-        String id = http.post("api/scenario/orders?mode=rms", "{\"sku\": \"" + sku + "\"}")
-                .json()
-                .getString("orderId");
-
-        Eventually.until("settled", SETTLE, () -> state(id).equals("RESERVED"));
-        assertEquals(0, left(point), "the first copy failed between the inventory's commit and the reply");
+        // Once: thrown out of onMessage, as a crash there would end it.
+        JsonObject before = rmsOrderReservedPast(
+                "scenario.rms.before-direct-reply",
+                1,
+                "the first copy failed between the inventory's commit and the reply");
         JsonObject after = counts("rms");
         assertEquals(1, delta(before, after, "orders"));
         assertEquals(
@@ -304,12 +297,24 @@ class ScenarioIT {
 
     @Test
     void rms_direct_reply_retried_in_process_settles_an_order_past_the_brokers_redeliveries() {
-        String sku = scarce(5);
-        rmsSetUp();
-        String point = "scenario.rms.direct-reply";
         // More failures than the broker's 10 deliveries of a copy: thrown out of onMessage, the copy would end in
         // the dead-letter address with the order never settled (its delivery already reported consumed).
-        http.post("api/test/faults/" + point + "?times=12", "");
+        JsonObject before = rmsOrderReservedPast(
+                "scenario.rms.direct-reply", 12, "the reply's write failed 12 times before it went through");
+        JsonObject after = counts("rms");
+        assertEquals(1, delta(before, after, "reserved"));
+        assertEquals(0, delta(before, after, "duplicated"));
+        assertConsistent(after);
+    }
+
+    /**
+     * Places one rms order of a scarce item with {@code point} armed to fail {@code times} times, and waits until the
+     * order is reserved and every armed failure came. @return the rms counts from before the order
+     */
+    private JsonObject rmsOrderReservedPast(String point, int times, String failuresCame) {
+        String sku = scarce(5);
+        rmsSetUp();
+        http.post("api/test/faults/" + point + "?times=" + times, "");
         JsonObject before = counts("rms");
 
         String id = http.post("api/scenario/orders?mode=rms", "{\"sku\": \"" + sku + "\"}")
@@ -317,11 +322,8 @@ class ScenarioIT {
                 .getString("orderId");
 
         Eventually.until("settled", SETTLE, () -> state(id).equals("RESERVED"));
-        assertEquals(0, left(point), "the reply's write failed 12 times before it went through");
-        JsonObject after = counts("rms");
-        assertEquals(1, delta(before, after, "reserved"));
-        assertEquals(0, delta(before, after, "duplicated"));
-        assertConsistent(after);
+        assertEquals(0, left(point), failuresCame);
+        return before;
     }
 
     @Test
