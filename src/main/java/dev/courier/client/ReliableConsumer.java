@@ -193,7 +193,14 @@ public final class ReliableConsumer {
 
             @Override
             public void afterCompletion(int status) {
-                report(id, status == Status.STATUS_COMMITTED, failure[0]);
+                Completion completion = Completion.of(status);
+                if (completion == Completion.UNKNOWN) {
+                    // Neither report is true for sure: the redelivery after the timeout meets the inbox row, or not.
+                    LOG.warning("the consumer's transaction for message " + id + " ended with status " + status
+                            + " (outcome unknown): not reported; Courier redelivers it after the delivery timeout");
+                    return;
+                }
+                report(id, completion == Completion.COMMITTED, failure[0]);
             }
         });
         AutoCloseable span = tracer == null ? null : ProcessSpan.start(tracer, message, id, subscriber);

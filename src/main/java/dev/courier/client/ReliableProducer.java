@@ -24,7 +24,9 @@ import javax.sql.DataSource;
  * in the application's own database <em>in the caller's transaction</em>. After that transaction completes it
  * confirms the message (commit) or cancels it (rollback). If the confirm or cancel is lost — the process dies, the
  * network fails — Courier checks back, and {@link BarrierCheckBack} answers from the barrier table: the barrier row
- * exists exactly when the transaction committed. So the message is delivered if and only if the transaction
+ * exists exactly when the transaction committed. A transaction whose outcome the transaction manager does not know
+ * ({@code STATUS_UNKNOWN}: the database went away during the commit) is neither confirmed nor cancelled: it is left
+ * to the check-back, which reads the barrier row where the commit landed or not. So the message is delivered if and only if the transaction
  * committed, however the calls after it fail.
  *
  * <p><b>What waits on Courier.</b> {@code send} makes one call (the prepare) inside the caller's transaction. The
@@ -174,7 +176,14 @@ public final class ReliableProducer {
 
             @Override
             public void afterCompletion(int status) {
-                boolean committed = status == Status.STATUS_COMMITTED;
+                Completion completion = Completion.of(status);
+                if (completion == Completion.UNKNOWN) {
+                    // A cancel would be final, and the commit may have happened: the check-back reads the barrier.
+                    LOG.warning("the transaction of message " + id + " ended with status " + status
+                            + " (outcome unknown): neither confirmed nor cancelled; Courier's check-back settles it");
+                    return;
+                }
+                boolean committed = completion == Completion.COMMITTED;
                 if (settles == null) {
                     settle(id, committed);
                 } else {
