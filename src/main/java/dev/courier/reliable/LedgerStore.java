@@ -152,22 +152,99 @@ class LedgerStore {
     /** A due delivery with its message's topic (which names the subscriber's queue). */
     record DueDelivery(DeliveryRow row, String topic, Instant createdAt) {}
 
-    /** Deliveries whose report is overdue (or whose failure's backoff ran out), oldest first. */
-    List<DueDelivery> dueDeliveries(Connection c, Instant now, int limit) throws SQLException {
-        try (PreparedStatement select = c.prepareStatement(
-                "SELECT " + ReliableDatabase.qualified("d", DELIVERY_COLUMNS)
-                        + ", m.topic, m.created_at FROM courier_rm_delivery d JOIN courier_rm_message m ON m.id = d.message_id "
-                        + "WHERE d.state = 'DELIVERED' AND d.next_attempt_at <= ? ORDER BY d.next_attempt_at FETCH FIRST ? ROWS ONLY")) {
-            select.setTimestamp(1, timestamp(now), Columns.utc());
-            select.setInt(2, limit);
-            try (ResultSet rows = select.executeQuery()) {
-                List<DueDelivery> found = new ArrayList<>();
+    private static final String DUE_COLUMNS =
+            ReliableDatabase.qualified("d", DELIVERY_COLUMNS) + ", m.topic, m.created_at";
+
+    /**
+     * Claims up to {@code limit} deliveries whose report is overdue (or whose failure's backoff ran out), oldest
+     * first and at most {@code perSubscriber} of one topic's subscriber, so that one subscriber's long backlog never
+     * fills a round while others wait: each claimed row's deadline moves to {@code leaseUntil} and its version on,
+     * so on several servers each due row is claimed by one, and what is done with it is fenced by the version
+     * returned. A claim not acted on runs out and the row is due again. PostgreSQL: one statement, skipping rows
+     * another server holds; Derby: the due rows read in order, each taken with a compare-and-swap on its version.
+     */
+    List<DueDelivery> claimDue(Connection c, Instant now, Instant leaseUntil, int limit, int perSubscriber)
+            throws SQLException {
+        return ReliableDatabase.postgres(c)
+                ? claimDueInOneStatement(c, now, leaseUntil, limit, perSubscriber)
+                : claimDueOneByOne(c, now, leaseUntil, limit, perSubscriber);
+    }
+
+    private static List<DueDelivery> claimDueInOneStatement(
+            Connection c, Instant now, Instant leaseUntil, int limit, int perSubscriber) throws SQLException {
+        try (PreparedStatement claim = c.prepareStatement("WITH due AS (SELECT d.message_id, d.subscriber, "
+                + "d.next_attempt_at, row_number() OVER (PARTITION BY m.topic, d.subscriber ORDER BY d.next_attempt_at) "
+                + "AS nth FROM courier_rm_delivery d JOIN courier_rm_message m ON m.id = d.message_id "
+                + "WHERE d.state = 'DELIVERED' AND d.next_attempt_at <= ?), "
+                + "picked AS (SELECT d.message_id, d.subscriber, d.next_attempt_at AS claim_due FROM courier_rm_delivery d "
+                + "JOIN due ON due.message_id = d.message_id AND due.subscriber = d.subscriber WHERE due.nth <= ? "
+                + "AND d.state = 'DELIVERED' AND d.next_attempt_at <= ? ORDER BY d.next_attempt_at LIMIT ? "
+                + "FOR UPDATE OF d SKIP LOCKED), "
+                + "claimed AS (UPDATE courier_rm_delivery d SET next_attempt_at = ?, version = d.version + 1 "
+                + "FROM picked, courier_rm_message m WHERE d.message_id = picked.message_id "
+                + "AND d.subscriber = picked.subscriber AND m.id = d.message_id RETURNING " + DUE_COLUMNS
+                + ", picked.claim_due) SELECT * FROM claimed ORDER BY claim_due")) {
+            claim.setTimestamp(1, timestamp(now), Columns.utc());
+            claim.setInt(2, perSubscriber);
+            claim.setTimestamp(3, timestamp(now), Columns.utc());
+            claim.setInt(4, limit);
+            claim.setTimestamp(5, timestamp(leaseUntil), Columns.utc());
+            List<DueDelivery> claimed = new ArrayList<>();
+            try (ResultSet rows = claim.executeQuery()) {
                 while (rows.next()) {
-                    found.add(new DueDelivery(deliveryRow(rows), rows.getString(11), instant(rows, 12)));
+                    claimed.add(new DueDelivery(deliveryRow(rows), rows.getString(11), instant(rows, 12)));
                 }
-                return found;
+            }
+            return claimed;
+        }
+    }
+
+    private static List<DueDelivery> claimDueOneByOne(
+            Connection c, Instant now, Instant leaseUntil, int limit, int perSubscriber) throws SQLException {
+        List<DueDelivery> due = new ArrayList<>();
+        Map<String, Integer> taken = new java.util.HashMap<>();
+        try (PreparedStatement select = c.prepareStatement("SELECT " + DUE_COLUMNS + " FROM courier_rm_delivery d "
+                + "JOIN courier_rm_message m ON m.id = d.message_id WHERE d.state = 'DELIVERED' AND d.next_attempt_at <= ? "
+                + "ORDER BY d.next_attempt_at")) {
+            select.setTimestamp(1, timestamp(now), Columns.utc());
+            try (ResultSet rows = select.executeQuery()) {
+                while (due.size() < limit && rows.next()) {
+                    DueDelivery d = new DueDelivery(deliveryRow(rows), rows.getString(11), instant(rows, 12));
+                    if (taken.merge(d.topic() + "\n" + d.row().subscriber(), 1, Integer::sum) <= perSubscriber) {
+                        due.add(d);
+                    }
+                }
             }
         }
+        List<DueDelivery> claimed = new ArrayList<>();
+        try (PreparedStatement take = c.prepareStatement(
+                "UPDATE courier_rm_delivery SET next_attempt_at = ?, "
+                        + "version = version + 1 WHERE message_id = ? AND subscriber = ? AND version = ? AND state = 'DELIVERED'")) {
+            for (DueDelivery d : due) {
+                take.setTimestamp(1, timestamp(leaseUntil), Columns.utc());
+                take.setString(2, d.row().messageId());
+                take.setString(3, d.row().subscriber());
+                take.setLong(4, d.row().version());
+                if (ReliableDatabase.exactlyOneOrNone(take.executeUpdate())) {
+                    DeliveryRow r = d.row();
+                    claimed.add(new DueDelivery(
+                            new DeliveryRow(
+                                    r.messageId(),
+                                    r.subscriber(),
+                                    r.state(),
+                                    r.attempts(),
+                                    r.retryLimit(),
+                                    r.timeoutMs(),
+                                    leaseUntil,
+                                    r.lastError(),
+                                    r.consumedAt(),
+                                    r.version() + 1),
+                            d.topic(),
+                            d.createdAt()));
+                }
+            }
+        }
+        return claimed;
     }
 
     /** Deliveries not yet consumed (DELIVERED, DEAD) by topic, subscriber and state. */

@@ -13,6 +13,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -203,6 +204,15 @@ class OutboxStore {
                             "text",
                             deadlines.stream().map(d -> d.at().toString()).toArray()));
             update.executeUpdate();
+        }
+    }
+
+    /** When the oldest entry not yet relayed was written; empty when the outbox is empty. */
+    Optional<Instant> oldest(Connection c) throws SQLException {
+        try (PreparedStatement select = c.prepareStatement("SELECT MIN(created_at) FROM courier_rm_outbox");
+                ResultSet rows = select.executeQuery()) {
+            rows.next();
+            return Optional.ofNullable(Columns.instant(rows, 1));
         }
     }
 

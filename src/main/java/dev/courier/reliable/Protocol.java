@@ -756,11 +756,12 @@ class Protocol {
     }
 
     /**
-     * A due delivery whose copy is still in the subscriber's queue (a backlog, not a loss): its report deadline
-     * moves one delivery timeout on from now, no copy is added and no attempt counted. Acts only on the delivery as
-     * read, under the message's lock.
+     * A due delivery whose copy the subscriber's queue still holds, or may hold (a backlog, not a loss): its report
+     * deadline moves one delivery timeout on from now, but never past the message's horizon, where the delivery is
+     * buried and its copies removed; no copy is added and no attempt counted. Acts only on the delivery as read,
+     * under the message's lock. @param why what the queue was seen to hold, for the history
      */
-    void stillQueued(LedgerStore.DeliveryRow read, long copies) {
+    void stillQueued(LedgerStore.DeliveryRow read, String why) {
         Instant now = clock.instant();
         try (Connection c = database.connection()) {
             ReliableDatabase.boundLockWaits(c);
@@ -771,16 +772,13 @@ class Protocol {
                 return;
             }
             LedgerStore.DeliveryRow d = current.get();
-            ledger.moveDelivery(
-                    c, d, DeliveryState.DELIVERED, d.attempts(), now.plusMillis(d.timeoutMs()), d.lastError(), null);
-            history.record(
-                    c,
-                    d.messageId(),
-                    d.subscriber(),
-                    d.state(),
-                    DeliveryState.DELIVERED,
-                    copies + " cop" + (copies == 1 ? "y" : "ies") + " still in the subscriber's queue: deadline moved",
-                    now);
+            Instant deadline = now.plusMillis(d.timeoutMs());
+            Instant horizon = settings.horizonOf(locked.get().createdAt());
+            if (deadline.isAfter(horizon)) {
+                deadline = horizon.plusMillis(1); // then past it: buried, its copies removed
+            }
+            ledger.moveDelivery(c, d, DeliveryState.DELIVERED, d.attempts(), deadline, d.lastError(), null);
+            history.record(c, d.messageId(), d.subscriber(), d.state(), DeliveryState.DELIVERED, why, now);
         } catch (SQLException e) {
             throw new IllegalStateException("moving a delivery's deadline failed", e);
         }

@@ -97,31 +97,90 @@ class Publisher {
     }
 
     /**
-     * How many copies of message {@code messageId} wait in {@code subscriber}'s queue: delivered to no consumer yet,
-     * delivered and not acknowledged, or scheduled (held for a later delivery time, or for a redelivery delay an
-     * address setting gives). Outside a transaction. @throws jakarta.jms.JMSRuntimeException
+     * What {@code subscriber}'s queue holds of the messages {@code messageIds}, in a few management calls whatever
+     * their number: the copies in the queue's list (delivered to no consumer yet), those held for a later delivery
+     * time or a redelivery delay (scheduled), and those a consumer has taken and not acknowledged (delivering: an
+     * MDB's or any JMS client's prefetched copies, which the queue's list leaves out). The broker looks through at
+     * most {@code management-browse-page-size} messages of the list (200 by default): when the list is longer, a
+     * message not found in that part is not known to be absent ({@link QueueHoldings#complete} false). Read in the
+     * order a copy moves (scheduled, list, delivering), so a copy moving on while it is counted is seen once
+     * more, not missed. Outside a transaction.
+     *
+     * @throws jakarta.jms.JMSRuntimeException when the broker cannot be reached or refuses
      */
-    long copiesQueued(String topic, String subscriber, String messageId) {
+    QueueHoldings holdings(String topic, String subscriber, java.util.Collection<String> messageIds) {
         String queue = "queue." + Names.queue(topic, subscriber);
-        long queued = management
-                .invoke(queue, "countMessages", Json.createValue(copiesOf(messageId)))
-                .getJsonNumber(0)
-                .longValue();
-        if (queued > 0) {
-            return queued;
+        String filter = copiesOf(messageIds);
+        long total;
+        try {
+            total = number(management.attribute(queue, "messageCount"));
+        } catch (BrokerManagement.NoSuchResource e) {
+            return new QueueHoldings(Map.of(), true); // no queue (an operator removed it): no copy either
         }
-        long scheduledCopies =
-                management.attribute(queue, "scheduledCount").getJsonNumber(0).longValue();
-        if (scheduledCopies == 0) {
-            return 0;
+        long scheduledCount = number(management.attribute(queue, "scheduledCount"));
+        Map<String, Long> copies = new java.util.HashMap<>();
+        if (scheduledCount > 0) {
+            // No operation counts the scheduled copies by filter: read their list.
+            String scheduled =
+                    management.invoke(queue, "listScheduledMessagesAsJSON").getString(0);
+            try (var reader = Json.createReader(new StringReader(scheduled))) {
+                reader.readArray().getValuesAs(JsonObject.class).stream()
+                        .map(m -> m.getString(MESSAGE_ID, null))
+                        .filter(messageIds::contains)
+                        .forEach(id -> copies.merge(id, 1L, Long::sum));
+            }
         }
-        // countMessages leaves the scheduled copies out, and no operation counts them by filter: read their list.
-        String scheduled =
-                management.invoke(queue, "listScheduledMessagesAsJSON").getString(0);
-        try (var reader = Json.createReader(new StringReader(scheduled))) {
-            return reader.readArray().getValuesAs(JsonObject.class).stream()
-                    .filter(m -> messageId.equals(m.getString(MESSAGE_ID, null)))
-                    .count();
+        add(copies, management.invoke(queue, "countMessages", Json.createValue(filter), Json.createValue(MESSAGE_ID)));
+        long delivering = number(management.attribute(queue, "deliveringCount"));
+        if (delivering > 0) {
+            add(
+                    copies,
+                    management.invoke(
+                            queue, "countDeliveringMessages", Json.createValue(filter), Json.createValue(MESSAGE_ID)));
+        }
+        long listed = total - scheduledCount - delivering;
+        return new QueueHoldings(copies, listed <= browsePageSize(topic));
+    }
+
+    /** What a subscriber's queue holds of some messages: {@link #holdings}. */
+    record QueueHoldings(Map<String, Long> copies, boolean complete) {
+
+        /** Copies of {@code messageId} found (0: none seen, which says "none there" only when complete). */
+        long copiesOf(String messageId) {
+            return copies.getOrDefault(messageId, 0L);
+        }
+
+        /** Whether the queue surely holds no copy of {@code messageId}. */
+        boolean surelyNone(String messageId) {
+            return complete && copiesOf(messageId) == 0;
+        }
+    }
+
+    /** How many messages of a queue's list on {@code address} the broker looks through for a count. */
+    private int browsePageSize(String address) {
+        String settings = management
+                .invoke("broker", "getAddressSettingsAsJSON", Json.createValue(address))
+                .getString(0);
+        try (var reader = Json.createReader(new StringReader(settings))) {
+            return reader.readObject().getInt("managementBrowsePageSize", DEFAULT_BROWSE_PAGE_SIZE);
+        }
+    }
+
+    /** Artemis's default {@code management-browse-page-size}. */
+    private static final int DEFAULT_BROWSE_PAGE_SIZE = 200;
+
+    private static long number(jakarta.json.JsonArray answer) {
+        return answer.getJsonNumber(0).longValue();
+    }
+
+    /** Adds a count grouped by message id (a JSON object in the answer's one string) to {@code copies}. */
+    private static void add(Map<String, Long> copies, jakarta.json.JsonArray answer) {
+        try (var reader = Json.createReader(new StringReader(answer.getString(0)))) {
+            reader.readObject().forEach((id, count) -> {
+                if (count instanceof jakarta.json.JsonNumber n && !"null".equals(id)) {
+                    copies.merge(id, n.longValue(), Long::sum);
+                }
+            });
         }
     }
 
@@ -145,16 +204,30 @@ class Publisher {
 
     /** A filter on the message id, which Courier made (a UUID): no quote can reach the filter from a caller. */
     private static String copiesOf(String messageId) {
+        return MESSAGE_ID + " = '" + requireId(messageId) + "'";
+    }
+
+    /** A filter on several message ids. */
+    private static String copiesOf(java.util.Collection<String> messageIds) {
+        return MESSAGE_ID + " IN ("
+                + messageIds.stream()
+                        .map(id -> "'" + requireId(id) + "'")
+                        .collect(java.util.stream.Collectors.joining(", "))
+                + ")";
+    }
+
+    private static String requireId(String messageId) {
         if (!messageId.matches("[0-9a-fA-F-]{36}")) {
             throw new IllegalArgumentException("not a message id: " + messageId);
         }
-        return MESSAGE_ID + " = '" + messageId + "'";
+        return messageId;
     }
 
     /**
      * Sends the message in {@code session}'s transaction (the relay's local one) through {@code producer}, an
      * unidentified producer of that session, to {@code subscriber}'s queue only, marked with the delivery
-     * {@code attempt} and the duplicate id of outbox entry {@code entry}'s copy for that subscriber. A trace the
+     * {@code attempt} and the duplicate id of outbox entry {@code entry}'s copy for that subscriber, and expiring at
+     * the message's {@code horizon}. A trace the
      * message carries goes on from a publish span.
      */
     void send(
@@ -164,7 +237,8 @@ class Publisher {
             MessageStore.MessageRow message,
             String subscriber,
             int attempt,
-            Instant now)
+            Instant now,
+            Instant horizon)
             throws JMSException {
         TextMessage m = session.createTextMessage(message.payload());
         m.setStringProperty(DUPLICATE_ID, entry + "/" + subscriber);
@@ -185,6 +259,9 @@ class Publisher {
         boolean later = message.deliverAt() != null && message.deliverAt().isAfter(now);
         producer.setDeliveryDelay(
                 later ? Duration.between(now, message.deliverAt()).toMillis() : 0);
+        // The broker drops a copy not consumed by the message's horizon, and the client never hands an expired one
+        // to a listener: no copy is applied after the horizon, when the subscriber's inbox row may be purged.
+        producer.setTimeToLive(Math.max(1, Duration.between(now, horizon).toMillis()));
         producer.send(session.createTopic(message.topic()), m);
     }
 }

@@ -90,11 +90,13 @@ class ReconcileSteps {
         }
     }
 
-    List<LedgerStore.DueDelivery> dueDeliveries() {
+    /** Claims due deliveries, at most {@code perSubscriber} of one subscriber ({@link LedgerStore#claimDue}). */
+    List<LedgerStore.DueDelivery> claimDeliveries(int perSubscriber) {
+        Instant now = clock.instant();
         try (Connection c = database.connection()) {
-            return ledger.dueDeliveries(c, clock.instant(), settings.batchSize);
+            return ledger.claimDue(c, now, now.plus(settings.claimLease), settings.batchSize, perSubscriber);
         } catch (SQLException e) {
-            throw new IllegalStateException("reading due deliveries failed", e);
+            throw new IllegalStateException("claiming due deliveries failed", e);
         }
     }
 
@@ -102,8 +104,8 @@ class ReconcileSteps {
         protocol.redeliverOrBury(due);
     }
 
-    void stillQueued(LedgerStore.DeliveryRow due, long copies) {
-        protocol.stillQueued(due, copies);
+    void stillQueued(LedgerStore.DeliveryRow due, String why) {
+        protocol.stillQueued(due, why);
     }
 
     List<NoticeStore.ClaimedNotice> claimNotices() {

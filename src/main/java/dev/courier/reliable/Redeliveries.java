@@ -3,19 +3,30 @@ package dev.courier.reliable;
 import dev.courier.platform.DatabaseClock;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.logging.Logger;
 
 /**
  * Redelivery after a sent timeout, one of the {@link Reconciler}'s jobs: a delivery whose subscriber did not report
- * in time (or reported a failure) is sent again to that subscriber's queue alone, unless a copy still waits there
- * (a backlog, not a loss: its deadline moves on); past its retry limit, or past the horizon, it is dead and the
- * producer told.
+ * in time (or reported a failure) is sent again to that subscriber's queue alone, unless the queue still holds a
+ * copy, or may (a backlog, not a loss: its deadline moves on); past its retry limit, or past the horizon, it is dead
+ * and the producer told.
+ *
+ * <p>Due deliveries are claimed (a lease on the row, as check-backs are), so on several servers each is handled by
+ * one; a claim takes at most {@value #PER_SUBSCRIBER} of one subscriber, so one subscriber's backlog does not keep
+ * the others' redeliveries waiting. The broker is asked once per subscriber and claim, for all of that subscriber's
+ * claimed deliveries together ({@link Publisher#holdings}). When the broker cannot answer, nothing is sent: the
+ * claim runs out and the deliveries are due again ({@code courier.reliable.claim-lease} later).
  */
 @ApplicationScoped
 class Redeliveries {
 
     private static final Logger LOG = Logger.getLogger(Redeliveries.class.getName());
+
+    /** Due deliveries of one subscriber per claim, at most. */
+    static final int PER_SUBSCRIBER = 25;
 
     @Inject
     private ReconcileSteps steps;
@@ -30,58 +41,97 @@ class Redeliveries {
     private DatabaseClock clock;
 
     /**
-     * Redelivers due deliveries, batch after batch, until none is due or one {@code courier.reliable.reconcile-interval}
-     * is up. One that fails (its message locked past the bound, say) is left for the next round and the others go
-     * on; three failures in a row end the round (the database is likely down).
+     * Redelivers due deliveries, claim after claim, until none is due or one {@code courier.reliable.reconcile-interval}
+     * is up. One that fails (its message locked past the bound, say) is left for its claim to run out and the
+     * others go on; three failures in a row end the round (the database or the broker is likely down).
      */
     void run() {
         long untilNanos = System.nanoTime() + settings.reconcileInterval.toNanos();
-        List<LedgerStore.DueDelivery> due;
-        int failuresInARow = 0;
+        int[] failuresInARow = {0};
+        List<LedgerStore.DueDelivery> claimed;
         do {
-            due = steps.dueDeliveries();
-            for (LedgerStore.DueDelivery d : due) {
-                LedgerStore.DeliveryRow delivery = d.row();
-                if (System.nanoTime() >= untilNanos) {
-                    return;
-                }
-                try {
-                    if (settings.pastHorizon(d.createdAt(), clock.instant())) {
-                        // The consumer may have purged its inbox row: no copy of it may be handled any more.
-                        publisher.removeCopies(d.topic(), delivery.subscriber(), delivery.messageId());
-                        steps.redeliver(delivery); // buries it
-                        failuresInARow = 0;
-                        continue;
-                    }
-                    long queued = copiesQueued(d);
-                    if (queued > 0) {
-                        steps.stillQueued(delivery, queued); // a backlog, not a loss: no further copy
-                    } else {
-                        steps.redeliver(delivery);
-                    }
-                    failuresInARow = 0;
-                } catch (RuntimeException e) {
-                    LOG.warning("redelivery of " + delivery.messageId() + " to " + delivery.subscriber()
-                            + " failed; the next round tries again: " + e);
-                    if (++failuresInARow == 3) {
-                        return;
-                    }
-                }
+            claimed = steps.claimDeliveries(PER_SUBSCRIBER);
+            Map<String, List<LedgerStore.DueDelivery>> bySubscriber = new LinkedHashMap<>();
+            for (LedgerStore.DueDelivery d : claimed) {
+                bySubscriber
+                        .computeIfAbsent(d.topic() + "\n" + d.row().subscriber(), k -> new java.util.ArrayList<>())
+                        .add(d);
             }
-        } while (due.size() == settings.batchSize && System.nanoTime() < untilNanos);
+            for (List<LedgerStore.DueDelivery> due : bySubscriber.values()) {
+                if (System.nanoTime() >= untilNanos || failuresInARow[0] >= 3) {
+                    return; // what is claimed and not handled is due again when its claim runs out
+                }
+                handle(due, failuresInARow);
+            }
+        } while (!claimed.isEmpty() && System.nanoTime() < untilNanos); // handled rows are not due any more
     }
 
-    /**
-     * Copies of the due delivery's message still in its subscriber's queue (0 when the broker cannot say: then a
-     * redelivery is the safe side, a duplicate at worst, which the inbox absorbs).
-     */
-    private long copiesQueued(LedgerStore.DueDelivery d) {
+    /** One subscriber's claimed deliveries: buried past the horizon, else redelivered or left to its backlog. */
+    private void handle(List<LedgerStore.DueDelivery> due, int[] failuresInARow) {
+        LedgerStore.DueDelivery first = due.get(0);
+        String topic = first.topic();
+        String subscriber = first.row().subscriber();
+        List<LedgerStore.DueDelivery> live = new java.util.ArrayList<>();
+        for (LedgerStore.DueDelivery d : due) {
+            if (settings.pastHorizon(d.createdAt(), clock.instant())) {
+                act(d, failuresInARow, () -> {
+                    // The consumer may have purged its inbox row: no copy of it may be handled any more.
+                    publisher.removeCopies(topic, subscriber, d.row().messageId());
+                    steps.redeliver(d.row()); // buries it
+                });
+            } else {
+                live.add(d);
+            }
+        }
+        if (live.isEmpty()) {
+            return;
+        }
+        Publisher.QueueHoldings held;
         try {
-            return publisher.copiesQueued(
-                    d.topic(), d.row().subscriber(), d.row().messageId());
+            held = publisher.holdings(
+                    topic,
+                    subscriber,
+                    live.stream().map(d -> d.row().messageId()).toList());
         } catch (RuntimeException e) {
-            LOG.fine(() -> "could not count the copies of " + d.row().messageId() + " in its queue: " + e);
-            return 0;
+            // Not known whether the copies are there: no copy now; the claims run out and they are due again.
+            LOG.warning("could not ask the broker what " + subscriber + "'s queue on " + topic + " holds; "
+                    + live.size() + " due deliveries wait for their claim to run out: " + e);
+            failuresInARow[0]++;
+            return;
+        }
+        for (LedgerStore.DueDelivery d : live) {
+            String id = d.row().messageId();
+            long copies = held.copiesOf(id);
+            if (copies > 0) {
+                act(
+                        d,
+                        failuresInARow,
+                        () -> steps.stillQueued(
+                                d.row(),
+                                copies + " cop" + (copies == 1 ? "y" : "ies")
+                                        + " still in the subscriber's queue: deadline moved"));
+            } else if (!held.surelyNone(id)) {
+                act(
+                        d,
+                        failuresInARow,
+                        () -> steps.stillQueued(
+                                d.row(),
+                                "a copy may be still in the subscriber's queue, which holds more messages than the broker"
+                                        + " counts through (management-browse-page-size): deadline moved"));
+            } else {
+                act(d, failuresInARow, () -> steps.redeliver(d.row()));
+            }
+        }
+    }
+
+    private void act(LedgerStore.DueDelivery d, int[] failuresInARow, Runnable step) {
+        try {
+            step.run();
+            failuresInARow[0] = 0;
+        } catch (RuntimeException e) {
+            failuresInARow[0]++;
+            LOG.warning("redelivery of " + d.row().messageId() + " to "
+                    + d.row().subscriber() + " failed; it is due again when its claim runs out: " + e);
         }
     }
 }

@@ -28,7 +28,9 @@ import java.util.logging.Logger;
  * ({@link dev.courier.client.ReliableConsumer}). Each server runs one relay; on PostgreSQL a relay locks the rows of
  * its batch and skips rows another holds, so in normal operation no two servers publish the same entry. A relay
  * wakes when a transaction on its server that wrote to the outbox commits, and otherwise looks every
- * {@code courier.reliable.relay-idle-interval} (1 s), which picks up entries a stopped server left.
+ * {@code courier.reliable.relay-idle-interval} (1 s), which picks up entries a stopped server left. The relay
+ * outlives any failure of a batch, errors included; {@code courier_relay_oldest_entry_seconds} says how long the
+ * oldest entry has waited, the outbox's progress for all servers.
  */
 @Singleton
 @Startup
@@ -50,6 +52,12 @@ public class Relay {
 
     @Inject
     private ReliableSettings settings;
+
+    @Inject
+    private dev.courier.platform.FaultInjection faults;
+
+    /** Fault point: the relay's thread is about to relay, outside any batch. */
+    static final String TURN = "reliable.relay.turn";
 
     private volatile boolean running = true;
     private volatile Thread thread;
@@ -86,7 +94,8 @@ public class Relay {
                     // After a failure, wait out the pause even if confirms wake us: the broker is likely still down.
                     Thread.sleep(pause(failures).toMillis());
                 }
-                while (running && batches.publish() == settings.relayBatch) {
+                faults.checkpoint(TURN);
+                while (running && batches.publish()) {
                     // a full batch: more is waiting
                 }
                 if (failures > 0) {
@@ -97,7 +106,9 @@ public class Relay {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (RelayBatches.Failure | RuntimeException e) {
+            } catch (RelayBatches.Failure | RuntimeException | Error e) {
+                // An Error too (a batch too large for the heap, a class the adapter failed to load): the relay is
+                // the only way out of the outbox, so it must not end while confirms go on being accepted.
                 failures++;
                 // An outage: logged at WARNING when it starts or its cause changes, then quietly until it passes.
                 boolean news = !String.valueOf(e).equals(lastFailure);

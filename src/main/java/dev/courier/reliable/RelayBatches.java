@@ -17,6 +17,7 @@ import jakarta.jms.Session;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTransactionRollbackException;
+import java.sql.Savepoint;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -63,6 +64,9 @@ public class RelayBatches {
     /** Fault point: the database refuses the mark as a deadlock's victim would. */
     static final String MARK_REFUSED = "reliable.relay.mark-refused";
 
+    /** Fault point: a mark the database refused is about to be tried again. */
+    static final String MARK_RETRY = "reliable.relay.mark-retry";
+
     /** How often a batch's mark is tried when the database refuses it as a transaction it rolled back. */
     private static final int MARK_ATTEMPTS = 3;
 
@@ -74,11 +78,11 @@ public class RelayBatches {
     }
 
     /**
-     * Relays one batch. @return how many entries it published
+     * Relays one batch. @return whether more entries may wait (a full claim, or one cut to its bytes)
      * @throws Failure when the database or the broker failed (a checked exception: the container passes it on as
      *         it is, with no incident report for what is an outage, not a bug)
      */
-    public int publish() throws Failure {
+    public boolean publish() throws Failure {
         try {
             return relay();
         } catch (SQLException | RuntimeException e) {
@@ -97,6 +101,9 @@ public class RelayBatches {
             Connection c, Dialect dialect, List<OutboxStore.Entry> batch, Map<String, List<OutboxStore.Target>> targets)
             throws SQLException {
         for (int attempt = 1; ; attempt++) {
+            // Back to here after a refusal, not to the transaction's start: the claim's row locks stay ours, so no
+            // other relay takes the batch and publishes it again while this one retries its mark.
+            Savepoint beforeMark = c.setSavepoint();
             try {
                 refusedByTest();
                 outbox.relayed(c, dialect, batch, targets, clock.instant());
@@ -106,7 +113,12 @@ public class RelayBatches {
                 if (attempt == MARK_ATTEMPTS || !rolledBack(e)) {
                     throw e;
                 }
-                c.rollback();
+                try {
+                    c.rollback(beforeMark);
+                } catch (SQLException whole) {
+                    c.rollback(); // the database rolled back the whole transaction (Derby's victims): claim again
+                }
+                faults.checkpoint(MARK_RETRY);
             }
         }
     }
@@ -120,7 +132,8 @@ public class RelayBatches {
             throws JMSException {
         for (OutboxStore.Entry e : batch) {
             for (OutboxStore.Target t : targets.get(e.id())) {
-                publisher.send(session, producer, e.id(), e.message(), t.subscriber(), e.attempt(), now);
+                publisher.send(
+                        session, producer, e.id(), e.message(), t.subscriber(), e.attempt(), now, expiry(e, now));
                 try {
                     session.commit();
                 } catch (JMSException refused) {
@@ -162,15 +175,89 @@ public class RelayBatches {
         }
     }
 
-    private int relay() throws SQLException {
+    /**
+     * Bounds how long this batch's claim can be held (PostgreSQL): a relay that stops between its statements (a
+     * frozen process, a lost network) leaves its session idle in the transaction, and the database ends it after
+     * {@code courier.reliable.relay-claim-timeout}, releasing the rows for another relay well within the broker's
+     * duplicate-id window. Derby is embedded: its relay dies with its process.
+     */
+    private void boundClaim(Connection c, Dialect dialect) throws SQLException {
+        if (dialect == Dialect.POSTGRESQL) {
+            try (var set = c.prepareStatement("SELECT set_config('idle_in_transaction_session_timeout', ?, true)")) {
+                set.setString(1, settings.relayClaimTimeout.toMillis() + "ms");
+                set.execute();
+            }
+        }
+    }
+
+    /**
+     * The claimed entries to publish in this batch: in order, as long as their copies' payloads stay within
+     * {@code courier.reliable.relay-batch-bytes} (at least one entry), so a batch of large messages to many
+     * subscribers cannot exhaust the heap. The rest stay in the outbox for the next batch.
+     */
+    private List<OutboxStore.Entry> withinBytes(
+            List<OutboxStore.Entry> claimed, Map<String, List<OutboxStore.Target>> targets) {
+        long bytes = 0;
+        int n = 0;
+        for (OutboxStore.Entry e : claimed) {
+            bytes += (long) e.message().payload().length()
+                    * Math.max(1, targets.get(e.id()).size());
+            if (n > 0 && bytes > settings.relayBatchBytes) {
+                break;
+            }
+            n++;
+        }
+        return n == claimed.size() ? claimed : claimed.subList(0, n);
+    }
+
+    /**
+     * When an entry's copies expire: at its message's horizon, after which no copy may be handled (an inbox row may
+     * be purged); a first copy confirmed after that horizon (a producer's late word) one horizon after now.
+     */
+    private Instant expiry(OutboxStore.Entry e, Instant now) {
+        Instant horizon = settings.horizonOf(e.message().createdAt());
+        return e.attempt() == 1 && horizon.isBefore(now) ? now.plus(settings.horizon) : horizon;
+    }
+
+    /** The targets of entries not to be published, each deadline at once (a timeout of 0). */
+    private static Map<String, List<OutboxStore.Target>> dueNow(
+            List<OutboxStore.Entry> entries, Map<String, List<OutboxStore.Target>> targets) {
+        Map<String, List<OutboxStore.Target>> now = new java.util.HashMap<>();
+        for (OutboxStore.Entry e : entries) {
+            now.put(
+                    e.id(),
+                    targets.get(e.id()).stream()
+                            .map(t -> new OutboxStore.Target(t.subscriber(), 0))
+                            .toList());
+        }
+        return now;
+    }
+
+    private boolean relay() throws SQLException {
         try (Connection c = database.connection()) {
             Dialect dialect = ReliableDatabase.dialect(c);
             c.setAutoCommit(false);
             try {
-                List<OutboxStore.Entry> batch = outbox.claim(c, dialect, settings.relayBatch);
-                if (!batch.isEmpty()) {
+                boundClaim(c, dialect);
+                List<OutboxStore.Entry> claimed = outbox.claim(c, dialect, settings.relayBatch);
+                if (!claimed.isEmpty()) {
                     Instant now = clock.instant();
-                    Map<String, List<OutboxStore.Target>> targets = outbox.targets(c, batch);
+                    Map<String, List<OutboxStore.Target>> targets = outbox.targets(c, claimed);
+                    List<OutboxStore.Entry> batch = withinBytes(claimed, targets);
+                    // Past its horizon a message gets no further copy (its first, confirmed late, it may): marked
+                    // relayed with its deadline now, the reconciler buries the delivery and tells the producer.
+                    List<OutboxStore.Entry> late = batch.stream()
+                            .filter(e -> e.attempt() > 1
+                                    && settings.pastHorizon(e.message().createdAt(), now))
+                            .toList();
+                    if (!late.isEmpty()) {
+                        batch = batch.stream().filter(e -> !late.contains(e)).toList();
+                        outbox.relayed(c, dialect, late, dueNow(late, targets), now);
+                        if (batch.isEmpty()) {
+                            c.commit();
+                            return claimed.size() == settings.relayBatch;
+                        }
+                    }
                     faults.checkpoint(BEFORE_PUBLISH);
                     // The classic API: the resource adapter gives a local transacted session outside JTA only to
                     // createSession (AllowLocalTransactions); its JMSContext refuses SESSION_TRANSACTED there.
@@ -181,7 +268,14 @@ public class RelayBatches {
                             for (OutboxStore.Entry e : batch) {
                                 for (OutboxStore.Target t : targets.get(e.id())) {
                                     publisher.send(
-                                            session, producer, e.id(), e.message(), t.subscriber(), e.attempt(), now);
+                                            session,
+                                            producer,
+                                            e.id(),
+                                            e.message(),
+                                            t.subscriber(),
+                                            e.attempt(),
+                                            now,
+                                            expiry(e, now));
                                 }
                             }
                             session.commit();
@@ -202,10 +296,10 @@ public class RelayBatches {
                     }
                     faults.checkpoint(AFTER_BROKER_COMMIT);
                     markRelayed(c, dialect, batch, targets);
-                    return batch.size();
+                    return claimed.size() == settings.relayBatch || batch.size() + late.size() < claimed.size();
                 }
                 c.commit();
-                return 0;
+                return false;
             } catch (RuntimeException | SQLException e) {
                 try {
                     c.rollback();

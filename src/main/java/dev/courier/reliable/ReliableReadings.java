@@ -16,7 +16,8 @@ import org.eclipse.microprofile.metrics.Tag;
  * (pending, sent, dead), {@code courier_subscriber_deliveries{topic, subscriber, state}} (delivered: in delivery,
  * not yet consumed; dead), {@code courier_producer_pending_messages{producer}} and
  * {@code courier_producer_circuit_open{producer}} (1 while this server does not call the producer) and
- * {@code courier_relay_outbox_entries} (confirmed copies not yet on the broker, for all servers). Every topic,
+ * {@code courier_relay_outbox_entries} (confirmed copies not yet on the broker, for all servers) and
+ * {@code courier_relay_oldest_entry_seconds} (how long the oldest of them has waited: growing, the outbox is stuck). Every topic,
  * subscriber and producer has its gauges, at 0 when nothing is in that state.
  */
 @ApplicationScoped
@@ -95,6 +96,15 @@ public class ReliableReadings {
             }
             // The one reading of a broker that is down or slow: confirms go on, the relay's backlog grows.
             readings.put(new MetricID("courier_relay_outbox_entries"), (double) outbox.backlog(c));
+            readings.put(
+                    new MetricID("courier_relay_oldest_entry_seconds"),
+                    outbox.oldest(c)
+                            .map(at -> Math.max(
+                                    0,
+                                    java.time.Duration.between(at, clock.instant())
+                                                    .toMillis()
+                                            / 1000.0))
+                            .orElse(0.0));
         } catch (SQLException e) {
             throw new IllegalStateException("reading the reliable message counts failed", e);
         }

@@ -114,9 +114,25 @@ class ReliableSettings {
     @ConfigProperty(name = "courier.reliable.relay-idle-interval", defaultValue = "PT1S")
     Duration relayIdleInterval;
 
+    // A batch's payload bytes (each payload times the copies it makes) at most; a single larger entry goes alone.
+    @Inject
+    @ConfigProperty(name = "courier.reliable.relay-batch-bytes", defaultValue = "16777216")
+    long relayBatchBytes;
+
+    // How long a relay's claim on its batch may be held at most (PostgreSQL ends a session idle in its transaction
+    // that long): what a frozen or cut-off server holds back before another relay publishes its batch.
+    @Inject
+    @ConfigProperty(name = "courier.reliable.relay-claim-timeout", defaultValue = "PT30S")
+    Duration relayClaimTimeout;
+
     /** Whether a message prepared at {@code createdAt} is past the horizon at {@code now}. */
     boolean pastHorizon(Instant createdAt, Instant now) {
-        return createdAt.plus(horizon).isBefore(now);
+        return horizonOf(createdAt).isBefore(now);
+    }
+
+    /** The last instant Courier acts on a message prepared at {@code createdAt}: no copy is handled after it. */
+    Instant horizonOf(Instant createdAt) {
+        return createdAt.plus(horizon);
     }
 
     /** Why a message past the horizon gets no further check-back or copy. */

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class HorizonIT {
 
     private static final long PAST_HORIZON = 8 * 24 * 3600;
+    private static final int DAY = 24 * 3600;
     /**
      * The first wait after the jump: eight days on, every message the run's earlier tests left is past its horizon
      * and past the retention at once, and the first rounds work through all of them (dead deliveries, notices,
@@ -138,6 +139,51 @@ class HorizonIT {
                     Fixture.SETTLE,
                     () -> "DEAD".equals(lost.delivery(m.getString("id"), "gone").getString("state")));
         }
+    }
+
+    /**
+     * The review's case: a delivery timeout of a day; copy 1 processed, its report lost; copy 2 waits while the
+     * consumer is down, its deadline moving day by day. At the horizon the delivery dies and copy 2 is removed, not
+     * a deadline later: the application purges its inbox at the horizon as documented, and the consumer that comes
+     * back then finds no copy to apply a second time.
+     */
+    @Test
+    void a_copy_waiting_at_the_horizon_is_gone_before_the_application_purges_its_inbox() {
+        Fixture f = new Fixture();
+        f.register(f.producer, "BARRIER").subscribe(DAY, 10, "a");
+        String id = f.order("").getString("messageId");
+        f.lose(0, 1);
+        assertTrue(f.consume("a", false).orElseThrow().getBoolean("processed"), "copy 1 applied, its report lost");
+        assertEquals(1, f.effects(id, "a"));
+
+        f.advance(DAY + 1);
+        Eventually.until("copy 2 sent", AFTER_JUMP, () -> Broker.messagesAdded(f.topic + ".a") == 2);
+        Eventually.until(
+                "copy 2 relayed", Fixture.SETTLE, () -> f.delivery(id, "a").containsKey("nextAttemptAt"));
+        f.advance(5.9 * DAY); // its deadline passes a day before the horizon: copy 2 is still queued
+        Eventually.until(
+                "the deadline moved",
+                AFTER_JUMP,
+                () -> f.message(id).getJsonArray("history").stream()
+                        .anyMatch(c -> c.toString().contains("still in the subscriber's queue")));
+        f.advance(0.2 * DAY); // just past the horizon, before a deadline a day after the last one
+
+        Eventually.until(
+                "the delivery dead at the horizon",
+                AFTER_JUMP,
+                () -> "DEAD".equals(f.delivery(id, "a").getString("state")));
+        assertTrue(
+                f.http.post(
+                                        "api/test/apps/purge?before="
+                                                + java.time.Instant.now().plusSeconds(1),
+                                        "")
+                                .json()
+                                .getInt("purged")
+                        > 0,
+                "the application purged its inbox");
+        assertTrue(f.consume("a", false).isEmpty(), "no copy left for the consumer that comes back");
+        assertEquals(1, f.effects(id, "a"), "applied once");
+        assertEquals(2, f.delivery(id, "a").getInt("attempts"));
     }
 
     @Test

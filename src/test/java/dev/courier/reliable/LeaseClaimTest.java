@@ -123,6 +123,62 @@ class LeaseClaimTest {
         }
     }
 
+    @Test
+    void should_claim_due_deliveries_oldest_first_at_most_so_many_of_one_subscriber_and_lease_them()
+            throws SQLException {
+        LedgerStore ledger = new LedgerStore();
+        try (Connection c = database.getConnection()) {
+            for (int i = 0; i < 6; i++) { // the backlog of one subscriber, all older than the other's one
+                String id = String.format("m-%02d", i);
+                message(c, id, MessageState.SENT, null);
+                ledger.insertDeliveries(c, id, List.of(subscriber("down")));
+                due(c, id, "down", NOW.minusSeconds(100 - i));
+            }
+            message(c, "m-lost", MessageState.SENT, null);
+            ledger.insertDeliveries(c, "m-lost", List.of(subscriber("lost"), subscriber("down")));
+            due(c, "m-lost", "lost", NOW.minusSeconds(10));
+            execute(
+                    c,
+                    "UPDATE courier_rm_delivery SET next_attempt_at = NULL WHERE message_id = 'm-lost' "
+                            + "AND subscriber = 'down'"); // not yet relayed: not due
+
+            List<LedgerStore.DueDelivery> claimed = ledger.claimDue(c, NOW, LEASE, 10, 4);
+
+            assertEquals(
+                    List.of("m-00/down", "m-01/down", "m-02/down", "m-03/down", "m-lost/lost"),
+                    claimed.stream()
+                            .map(d -> d.row().messageId() + "/" + d.row().subscriber())
+                            .toList(),
+                    "four of the backlog, then the other subscriber's, in due order");
+            assertEquals(LEASE, claimed.get(0).row().nextAttemptAt());
+            assertEquals(1, claimed.get(0).row().version(), "the version after the claim");
+            assertEquals("orders", claimed.get(0).topic());
+            assertEquals(
+                    List.of("m-04", "m-05"),
+                    ledger.claimDue(c, NOW, LEASE, 10, 4).stream()
+                            .map(d -> d.row().messageId())
+                            .toList(),
+                    "the claimed ones are leased");
+            assertTrue(
+                    ledger.moveDelivery(c, claimed.get(0).row(), DeliveryState.DELIVERED, 2, null, null, null),
+                    "fenced by the version the claim returned");
+        }
+    }
+
+    private static Subscriber subscriber(String name) {
+        return new Subscriber("orders", name, 3, Duration.ofSeconds(30), null);
+    }
+
+    private static void due(Connection c, String messageId, String subscriber, Instant at) throws SQLException {
+        try (PreparedStatement update = c.prepareStatement(
+                "UPDATE courier_rm_delivery SET next_attempt_at = ? WHERE message_id = ? AND subscriber = ?")) {
+            update.setTimestamp(1, Columns.timestamp(at), Columns.utc());
+            update.setString(2, messageId);
+            update.setString(3, subscriber);
+            update.executeUpdate();
+        }
+    }
+
     private static void message(Connection c, String id, MessageState state, Instant nextCheckAt) throws SQLException {
         new MessageStore()
                 .insertMessages(

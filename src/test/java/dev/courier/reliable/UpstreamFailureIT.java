@@ -59,6 +59,38 @@ class UpstreamFailureIT {
         assertEquals(0, Broker.messagesAdded(f.topic + ".a"));
     }
 
+    /**
+     * The producer's transaction holds its barrier row's key and neither commits nor rolls back (open, or in doubt
+     * after its database failed): the check-back's marker waits for that key a bounded time and answers PENDING, so
+     * no check-back pins a producer's thread and connection for as long as the transaction lasts. Once it commits,
+     * the next check-back reads COMMITTED. PostgreSQL only: the bound is its lock_timeout (Derby has its own).
+     */
+    @Test
+    void a_check_back_meeting_an_open_producer_transaction_answers_pending_then_committed() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                "postgres".equals(System.getProperty("courier.db")), "the bound is PostgreSQL's lock_timeout");
+        f.register(f.producer, "BARRIER").subscribe("a");
+        String id = f.prepare("{}", 1);
+        try (java.sql.Connection producer = dev.courier.testing.Postgres.courier()) {
+            producer.setAutoCommit(false);
+            try (var insert = producer.prepareStatement("INSERT INTO courier_barrier (message_id, outcome, created_at)"
+                    + " VALUES (?, 'COMMITTED', CURRENT_TIMESTAMP)")) {
+                insert.setString(1, id);
+                insert.executeUpdate();
+            }
+            f.advance(2); // the check-back is due while the producer's transaction holds the key
+            Eventually.until(
+                    "a check-back answered PENDING",
+                    Fixture.SETTLE,
+                    () -> answers(f.producer).contains(id + " {\"status\":\"PENDING\"}"));
+            assertEquals("PENDING", f.state(id), "nothing settled while the producer's outcome is open");
+            producer.commit();
+        }
+        f.advance(120); // past the check-back's backoff
+        f.awaitState(id, "SENT");
+        assertTrue(answers(f.producer).contains(id + " {\"status\":\"COMMITTED\"}"), answers(f.producer));
+    }
+
     @Test
     void row2_prepare_stored_but_answer_lost_is_cancelled_by_check_back() {
         f.register(f.producer, "BARRIER").subscribe("a");

@@ -19,7 +19,19 @@ import java.util.concurrent.atomic.AtomicInteger;
 @ApplicationScoped
 public class ArmedFaults implements FaultInjection {
 
-    private record Armed(AtomicInteger left, boolean hold) {}
+    private record Armed(AtomicInteger left, boolean hold, boolean error) {}
+
+    /** What an armed point throws to stand for an {@link Error} (an OutOfMemoryError, a class that failed to load). */
+    public static final class InjectedError extends Error {
+        InjectedError(String point) {
+            super("injected error at " + point);
+        }
+    }
+
+    /** Makes the next {@code times} passes through {@code point} throw an {@link InjectedError}. */
+    public void armError(String point, int times) {
+        armed.put(point, new Armed(new AtomicInteger(times), false, true));
+    }
 
     private final Map<String, Armed> armed = new ConcurrentHashMap<>();
     /** Threads blocked at a holding checkpoint, per point. */
@@ -32,7 +44,7 @@ public class ArmedFaults implements FaultInjection {
 
     /** @param hold block the next {@code times} passes (until {@link #disarmAll}) instead of failing them */
     public void arm(String point, int times, boolean hold) {
-        armed.put(point, new Armed(new AtomicInteger(times), hold));
+        armed.put(point, new Armed(new AtomicInteger(times), hold, false));
     }
 
     /** How many threads wait at {@code point}'s hold now. */
@@ -62,6 +74,9 @@ public class ArmedFaults implements FaultInjection {
         Armed a = armed.get(point);
         if (a == null || a.left().getAndDecrement() <= 0) {
             return;
+        }
+        if (a.error()) {
+            throw new InjectedError(point);
         }
         if (!a.hold()) {
             throw new InjectedFault(point);

@@ -99,8 +99,13 @@ public class TestControlResource {
     public void arm(
             @PathParam("point") String point,
             @QueryParam("times") @DefaultValue("1") int times,
-            @QueryParam("hold") boolean hold) {
-        faults.arm(point, times, hold);
+            @QueryParam("hold") boolean hold,
+            @QueryParam("error") boolean error) {
+        if (error) {
+            faults.armError(point, times);
+        } else {
+            faults.arm(point, times, hold);
+        }
     }
 
     /**

@@ -210,6 +210,17 @@ public class UpstreamResource {
         return answers.build();
     }
 
+    /** The applications' purge of their barrier and inbox rows ({@code ClientTables.purge}): {"purged"}. */
+    @POST
+    @Path("purge")
+    public JsonObject purge(@QueryParam("before") String before) throws java.sql.SQLException {
+        return Json.createObjectBuilder()
+                .add(
+                        "purged",
+                        dev.courier.client.ClientTables.purge(apps.dataSource(), java.time.Instant.parse(before)))
+                .build();
+    }
+
     /** Places an order through the producer helper; {@code hold} keeps its transaction open until released. */
     @POST
     @Path("{producer}/orders")

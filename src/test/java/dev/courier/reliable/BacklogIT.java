@@ -1,0 +1,220 @@
+package dev.courier.reliable;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.courier.testing.Broker;
+import dev.courier.testing.CourierDeployment;
+import dev.courier.testing.Eventually;
+import jakarta.jms.JMSConsumer;
+import jakarta.jms.JMSContext;
+import jakarta.jms.Message;
+import jakarta.json.JsonObject;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.activemq.artemis.jms.client.ActiveMQConnectionFactory;
+import org.jboss.arquillian.container.test.api.Deployment;
+import org.jboss.arquillian.junit5.ArquillianExtension;
+import org.jboss.shrinkwrap.api.spec.WebArchive;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * A subscriber that is behind is not a subscriber that lost its copies (the seed's downstream row 4, with a consumer
+ * attached and slow, and with none; row 5, the broker down while deadlines fall due): copies a consumer has taken
+ * and not acknowledged, copies deeper in a queue than the broker counts through, and copies the broker cannot be
+ * asked about all count as still there, so the subscriber gets no further copy and nothing dies. And one
+ * subscriber's long backlog does not hold back another subscriber's redelivery.
+ */
+@ExtendWith(ArquillianExtension.class)
+class BacklogIT {
+
+    private static final Duration DRAIN = Duration.ofSeconds(120);
+
+    @Deployment(testable = false)
+    static WebArchive deployment() {
+        return CourierDeployment.war();
+    }
+
+    /**
+     * A plain JMS consumer on default settings (it prefetches up to its 1 MiB window, so the broker counts its copies
+     * as delivering, not queued) that takes a message every 150 ms from a backlog three times its delivery timeout,
+     * reporting each and then acknowledging it: every message reaches it once, with attempt 1, and completes.
+     */
+    @Test
+    void row4_a_slow_consumer_holding_prefetched_copies_past_their_timeout_gets_each_message_once() throws Exception {
+        Fixture f = new Fixture();
+        f.register(f.producer, "BARRIER").subscribe(2, 10, "slow");
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            ids.add(f.order("").getString("messageId"));
+        }
+        Eventually.until("relayed", Fixture.SETTLE, () -> Broker.messagesAdded(f.topic + ".slow") == 40);
+
+        Map<String, Integer> received = new HashMap<>();
+        try (ActiveMQConnectionFactory factory = new ActiveMQConnectionFactory("tcp://127.0.0.1:" + Broker.PORT);
+                JMSContext context =
+                        factory.createContext(Broker.USER, Broker.PASSWORD, JMSContext.CLIENT_ACKNOWLEDGE);
+                JMSConsumer consumer = context.createConsumer(context.createQueue(Fixture.queue(f.topic, "slow")))) {
+            for (Message m; (m = consumer.receive(received.size() < 40 ? 30_000 : 6_000)) != null; ) {
+                String id = m.getStringProperty("courierMessageId");
+                assertEquals(1, m.getIntProperty("courierAttempt"), "a first copy, never a redelivery");
+                received.merge(id, 1, Integer::sum);
+                Thread.sleep(150); // the work
+                assertEquals(
+                        200,
+                        f.http.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"slow\"}")
+                                .status());
+                m.acknowledge();
+            }
+        }
+
+        assertEquals(ids.size(), received.size(), "every message came");
+        assertTrue(received.values().stream().allMatch(n -> n == 1), "each once: " + received);
+        assertEquals(40, Broker.messagesAdded(f.topic + ".slow"), "no further copy was sent");
+        for (String id : ids) {
+            f.awaitState(id, "COMPLETED");
+            assertEquals(1, f.delivery(id, "slow").getInt("attempts"));
+        }
+    }
+
+    /**
+     * No consumer while 250 copies wait, more than the 200 the broker counts through: the ones deeper than that are
+     * not known to be gone, so they get no further copy either. Then a consumer drains the queue and all complete.
+     */
+    @Test
+    void row4_a_backlog_deeper_than_the_broker_counts_through_gets_no_further_copies() {
+        Fixture f = new Fixture();
+        f.register(f.producer, "BARRIER").subscribe(2, 1, "deep");
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 250; i++) {
+            ids.add(f.order("").getString("messageId"));
+        }
+        Eventually.until("relayed", Fixture.SETTLE, () -> Broker.messagesAdded(f.topic + ".deep") == 250);
+
+        f.advance(3); // every deadline passes, twice the retry limit of 1 would bury a redelivered one
+        Eventually.until("every deadline moved", DRAIN, () -> ids.stream().allMatch(id -> moved(f, id, "deep") >= 1));
+        f.advance(3);
+        Eventually.until(
+                "every deadline moved again", DRAIN, () -> ids.stream().allMatch(id -> moved(f, id, "deep") >= 2));
+
+        assertEquals(250, Broker.messagesAdded(f.topic + ".deep"), "no further copy");
+        for (String id : ids) {
+            JsonObject delivery = f.delivery(id, "deep");
+            assertEquals("DELIVERED", delivery.getString("state"), "behind, not dead");
+            assertEquals(1, delivery.getInt("attempts"));
+        }
+        for (int i = 0; i < 250; i++) {
+            String id = Broker.receive(Fixture.queue(f.topic, "deep"), Duration.ofSeconds(10))
+                    .orElseThrow()
+                    .courierMessageId();
+            assertEquals(
+                    200,
+                    f.http.post("api/messages/" + id + "/consumed", "{\"subscriber\": \"deep\"}")
+                            .status());
+        }
+        for (String id : ids) {
+            f.awaitState(id, "COMPLETED");
+        }
+    }
+
+    /**
+     * 150 deliveries of a subscriber with no consumer fall due before one of another subscriber whose copy was lost
+     * (taken, never processed): the lost one's redelivery comes before the long backlog has all been looked at, as
+     * the deadlines of the backlog that moved after it show.
+     */
+    @Test
+    void one_subscribers_long_backlog_does_not_hold_back_another_subscribers_redelivery() {
+        Fixture down = new Fixture();
+        down.register(down.producer, "BARRIER").subscribe(2, 10, "down");
+        List<String> backlog = new ArrayList<>();
+        for (int i = 0; i < 150; i++) {
+            backlog.add(down.order("").getString("messageId"));
+        }
+        Eventually.until("relayed", Fixture.SETTLE, () -> Broker.messagesAdded(down.topic + ".down") == 150);
+        Fixture other = new Fixture();
+        other.register(other.producer, "BARRIER").subscribe(2, 10, "lost");
+        String lost = other.order("").getString("messageId");
+        assertTrue(Broker.receive(Fixture.queue(other.topic, "lost"), Duration.ofSeconds(10))
+                .isPresent()); // taken off its queue, never processed: its deadline falls due after the backlog's
+
+        down.advance(3);
+        Eventually.until("the lost copy sent again", DRAIN, () -> Broker.messagesAdded(other.topic + ".lost") == 2);
+        Eventually.until(
+                "the backlog looked at", DRAIN, () -> backlog.stream().allMatch(id -> moved(down, id, "down") >= 1));
+
+        Instant redelivered = Instant.parse(at(other, lost, "lost", "redelivered"));
+        long before = backlog.stream()
+                .filter(id -> Instant.parse(at(down, id, "down", "still in the subscriber's queue"))
+                        .isBefore(redelivered))
+                .count();
+        assertTrue(before < 150, "the redelivery waited for all " + before + " of the backlog");
+        assertEquals(150, Broker.messagesAdded(down.topic + ".down"), "and the backlog got no further copy");
+    }
+
+    /**
+     * The broker down while the copies' deadlines pass: what its queue holds cannot be known, so no copy is
+     * decided and no attempt counted; when it is back, its copies are there and complete.
+     */
+    @Test
+    void row5_the_broker_down_while_deadlines_fall_due_adds_no_copy_and_buries_nothing() {
+        Fixture f = new Fixture();
+        f.register(f.producer, "BARRIER").subscribe(2, 1, "a");
+        List<String> ids =
+                List.of(f.order("").getString("messageId"), f.order("").getString("messageId"));
+        Eventually.until("relayed", Fixture.SETTLE, () -> Broker.messagesAdded(f.topic + ".a") == 2);
+
+        Broker.stop();
+        try {
+            for (int i = 0; i < 3; i++) { // three timeouts, past the retry limit of 1
+                f.advance(3);
+                sleep(Duration.ofSeconds(3)); // reconciler rounds meet the broker down
+            }
+            for (String id : ids) {
+                JsonObject delivery = f.delivery(id, "a");
+                assertEquals("DELIVERED", delivery.getString("state"));
+                assertEquals(1, delivery.getInt("attempts"), "no redelivery decided while the broker was down");
+            }
+        } finally {
+            Broker.start();
+        }
+        for (int i = 0; i < 2; i++) {
+            assertTrue(f.consume("a", false).orElseThrow().getBoolean("processed"));
+        }
+        for (String id : ids) {
+            f.awaitState(id, "COMPLETED");
+            assertEquals(1, f.delivery(id, "a").getInt("attempts"));
+        }
+        assertEquals(2, Broker.messagesAdded(f.topic + ".a"));
+    }
+
+    /** How often the delivery's deadline moved because its copy was (or may have been) still queued. */
+    private static long moved(Fixture f, String id, String subscriber) {
+        return history(f, id, subscriber, "still in the subscriber's queue").size();
+    }
+
+    /** When the delivery's first history entry whose reason holds {@code reason} was written. */
+    private static String at(Fixture f, String id, String subscriber, String reason) {
+        return history(f, id, subscriber, reason).get(0).getString("at");
+    }
+
+    private static List<JsonObject> history(Fixture f, String id, String subscriber, String reason) {
+        return f.message(id).getJsonArray("history").getValuesAs(JsonObject.class).stream()
+                .filter(c -> subscriber.equals(c.getString("subscriber", null))
+                        && c.getString("reason", "").contains(reason))
+                .toList();
+    }
+
+    private static void sleep(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+}
