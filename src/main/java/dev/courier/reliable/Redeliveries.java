@@ -17,7 +17,7 @@ import java.util.logging.Logger;
  * <p>Due deliveries are claimed (a lease on the row, as check-backs are), so on several servers each is handled by
  * one; a claim takes at most {@value #PER_SUBSCRIBER} of one subscriber, so one subscriber's backlog does not keep
  * the others' redeliveries waiting. The broker is asked once per subscriber and claim, for all of that subscriber's
- * claimed deliveries together ({@link Publisher#holdings}). When the broker cannot answer, nothing is sent: the
+ * claimed deliveries together ({@link Publisher#copiesHeld}). When the broker cannot answer, nothing is sent: the
  * claim runs out and the deliveries are due again ({@code courier.reliable.claim-lease} later).
  */
 @ApplicationScoped
@@ -86,9 +86,9 @@ class Redeliveries {
         if (live.isEmpty()) {
             return;
         }
-        Publisher.QueueHoldings held;
+        Map<String, Long> held;
         try {
-            held = publisher.holdings(
+            held = publisher.copiesHeld(
                     topic,
                     subscriber,
                     live.stream().map(d -> d.row().messageId()).toList());
@@ -100,8 +100,7 @@ class Redeliveries {
             return;
         }
         for (LedgerStore.DueDelivery d : live) {
-            String id = d.row().messageId();
-            long copies = held.copiesOf(id);
+            long copies = held.getOrDefault(d.row().messageId(), 0L);
             if (copies > 0) {
                 act(
                         d,
@@ -110,14 +109,6 @@ class Redeliveries {
                                 d.row(),
                                 copies + " cop" + (copies == 1 ? "y" : "ies")
                                         + " still in the subscriber's queue: deadline moved"));
-            } else if (!held.surelyNone(id)) {
-                act(
-                        d,
-                        failuresInARow,
-                        () -> steps.stillQueued(
-                                d.row(),
-                                "a copy may be still in the subscriber's queue, which holds more messages than the broker"
-                                        + " counts through (management-browse-page-size): deadline moved"));
             } else {
                 act(d, failuresInARow, () -> steps.redeliver(d.row()));
             }

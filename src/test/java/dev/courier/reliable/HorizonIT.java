@@ -142,6 +142,33 @@ class HorizonIT {
     }
 
     /**
+     * Every copy expires at its message's horizon (JMS expiration, in the broker's time: Courier's clock runs ahead
+     * of it in the tests by what they advanced), so a copy no removal reached is dropped by the broker, and the
+     * client never hands it to a listener, once the inbox row may be purged.
+     */
+    @Test
+    void a_copy_expires_at_its_messages_horizon() {
+        Fixture f = new Fixture();
+        f.register(f.producer, "BARRIER").subscribe("a");
+        String id = f.order("").getString("messageId");
+        java.time.Instant created = java.time.Instant.parse(f.message(id).getString("createdAt"));
+        java.time.Instant courierNow =
+                java.time.Instant.parse(f.message(f.prepare("{}", 3600)).getString("createdAt"));
+        java.time.Instant expected = java.time.Instant.now()
+                .plus(java.time.Duration.ofDays(7))
+                .minus(java.time.Duration.between(created, courierNow));
+
+        Broker.Received copy = Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10))
+                .orElseThrow();
+
+        assertEquals(id, copy.courierMessageId());
+        long off = Math.abs(copy.expiration() - expected.toEpochMilli());
+        assertTrue(
+                off < 60_000,
+                "expires " + java.time.Instant.ofEpochMilli(copy.expiration()) + ", not near " + expected);
+    }
+
+    /**
      * The review's case: a delivery timeout of a day; copy 1 processed, its report lost; copy 2 waits while the
      * consumer is down, its deadline moving day by day. At the horizon the delivery dies and copy 2 is removed, not
      * a deadline later: the application purges its inbox at the horizon as documented, and the consumer that comes

@@ -48,6 +48,11 @@ public final class Broker {
         return ((Number) attribute(ResourceNames.QUEUE + queue, "messagesAdded")).longValue();
     }
 
+    /** How many duplicate ids the broker keeps per address (its {@code id-cache-size}). */
+    public static int idCacheSize() {
+        return ((Number) attribute(ResourceNames.BROKER, "IDCacheSize")).intValue();
+    }
+
     /** Messages currently in {@code queue} (not yet acknowledged by a consumer). */
     public static long messageCount(String queue) {
         return ((Number) attribute(ResourceNames.QUEUE + queue, "messageCount")).longValue();
@@ -71,7 +76,7 @@ public final class Broker {
     }
 
     /** A message as a plain JMS client outside Courier sees it. */
-    public record Received(String courierMessageId, String body, Integer attempt, String subscriber) {}
+    public record Received(String courierMessageId, String body, Integer attempt, String subscriber, long expiration) {}
 
     /**
      * Receives one message from {@code queue} (a fully qualified {@code address::queue} name works) with a plain
@@ -97,7 +102,8 @@ public final class Broker {
                     message.getStringProperty("courierMessageId"),
                     message.getBody(String.class),
                     attempt,
-                    message.getStringProperty("courierSubscriber")));
+                    message.getStringProperty("courierSubscriber"),
+                    message.getJMSExpiration()));
         } catch (jakarta.jms.JMSException e) {
             throw new IllegalStateException("cannot receive from " + queue, e);
         }
