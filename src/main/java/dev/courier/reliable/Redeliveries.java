@@ -46,8 +46,7 @@ class Redeliveries {
      * others go on; three failures in a row end the round (the database or the broker is likely down).
      */
     void run() {
-        long untilNanos = System.nanoTime() + settings.reconcileInterval.toNanos();
-        int[] failuresInARow = {0};
+        Round round = new Round(System.nanoTime() + settings.reconcileInterval.toNanos());
         List<LedgerStore.DueDelivery> claimed;
         do {
             claimed = steps.claimDeliveries(PER_SUBSCRIBER);
@@ -58,23 +57,37 @@ class Redeliveries {
                         .add(d);
             }
             for (List<LedgerStore.DueDelivery> due : bySubscriber.values()) {
-                if (System.nanoTime() >= untilNanos || failuresInARow[0] >= 3) {
+                if (round.over()) {
                     return; // what is claimed and not handled is due again when its claim runs out
                 }
-                handle(due, failuresInARow);
+                handle(due, round);
             }
-        } while (!claimed.isEmpty() && System.nanoTime() < untilNanos); // handled rows are not due any more
+        } while (!claimed.isEmpty() && !round.over()); // handled rows are not due any more
+    }
+
+    /** One round's time and its failures in a row: three end it (the database or the broker is likely down). */
+    private static final class Round {
+        private final long untilNanos;
+        private int failuresInARow;
+
+        Round(long untilNanos) {
+            this.untilNanos = untilNanos;
+        }
+
+        boolean over() {
+            return failuresInARow >= 3 || System.nanoTime() >= untilNanos;
+        }
     }
 
     /** One subscriber's claimed deliveries: buried past the horizon, else redelivered or left to its backlog. */
-    private void handle(List<LedgerStore.DueDelivery> due, int[] failuresInARow) {
+    private void handle(List<LedgerStore.DueDelivery> due, Round round) {
         LedgerStore.DueDelivery first = due.get(0);
         String topic = first.topic();
         String subscriber = first.row().subscriber();
         List<LedgerStore.DueDelivery> live = new java.util.ArrayList<>();
         for (LedgerStore.DueDelivery d : due) {
             if (settings.pastHorizon(d.createdAt(), clock.instant())) {
-                act(d, failuresInARow, () -> {
+                act(d, round, () -> {
                     // The consumer may have purged its inbox row: no copy of it may be handled any more.
                     publisher.removeCopies(topic, subscriber, d.row().messageId());
                     steps.redeliver(d.row()); // buries it
@@ -96,7 +109,7 @@ class Redeliveries {
             // Not known whether the copies are there: no copy now; the claims run out and they are due again.
             LOG.warning("could not ask the broker what " + subscriber + "'s queue on " + topic + " holds; "
                     + live.size() + " due deliveries wait for their claim to run out: " + e);
-            failuresInARow[0]++;
+            round.failuresInARow++;
             return;
         }
         for (LedgerStore.DueDelivery d : live) {
@@ -110,17 +123,17 @@ class Redeliveries {
                                 copies + " cop" + (copies == 1 ? "y" : "ies")
                                         + " still in the subscriber's queue: deadline moved"));
             } else {
-                act(d, failuresInARow, () -> steps.redeliver(d.row()));
+                act(d, round, () -> steps.redeliver(d.row()));
             }
         }
     }
 
-    private void act(LedgerStore.DueDelivery d, int[] failuresInARow, Runnable step) {
+    private void act(LedgerStore.DueDelivery d, Round round, Runnable step) {
         try {
             step.run();
-            failuresInARow[0] = 0;
+            round.failuresInARow = 0;
         } catch (RuntimeException e) {
-            failuresInARow[0]++;
+            round.failuresInARow++;
             LOG.warning("redelivery of " + d.row().messageId() + " to "
                     + d.row().subscriber() + " failed; it is due again when its claim runs out: " + e);
         }

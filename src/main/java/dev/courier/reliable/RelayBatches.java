@@ -191,18 +191,18 @@ public class RelayBatches {
     }
 
     /**
-     * The claimed entries to publish in this batch: in order, as long as their copies' payloads stay within
-     * {@code courier.reliable.relay-batch-bytes} (at least one entry), so a batch of large messages to many
-     * subscribers cannot exhaust the heap. The rest stay in the outbox for the next batch.
+     * The claimed entries to publish in this batch: in order, as long as their copies' payloads (characters) stay
+     * within {@code maxBytes}, {@code courier.reliable.relay-batch-bytes} (at least one entry), so a batch of large
+     * messages to many subscribers cannot exhaust the heap. The rest stay in the outbox for the next batch.
      */
-    private List<OutboxStore.Entry> withinBytes(
-            List<OutboxStore.Entry> claimed, Map<String, List<OutboxStore.Target>> targets) {
+    static List<OutboxStore.Entry> withinBytes(
+            List<OutboxStore.Entry> claimed, Map<String, List<OutboxStore.Target>> targets, long maxBytes) {
         long bytes = 0;
         int n = 0;
         for (OutboxStore.Entry e : claimed) {
             bytes += (long) e.message().payload().length()
                     * Math.max(1, targets.get(e.id()).size());
-            if (n > 0 && bytes > settings.relayBatchBytes) {
+            if (n > 0 && bytes > maxBytes) {
                 break;
             }
             n++;
@@ -243,7 +243,7 @@ public class RelayBatches {
                 if (!claimed.isEmpty()) {
                     Instant now = clock.instant();
                     Map<String, List<OutboxStore.Target>> targets = outbox.targets(c, claimed);
-                    List<OutboxStore.Entry> batch = withinBytes(claimed, targets);
+                    List<OutboxStore.Entry> batch = withinBytes(claimed, targets, settings.relayBatchBytes);
                     // Past its horizon a message gets no further copy (its first, confirmed late, it may): marked
                     // relayed with its deadline now, the reconciler buries the delivery and tells the producer.
                     List<OutboxStore.Entry> late = batch.stream()
