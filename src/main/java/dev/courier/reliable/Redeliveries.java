@@ -117,7 +117,7 @@ class Redeliveries {
             if (copies > 0) {
                 act(
                         d,
-                        failuresInARow,
+                        round,
                         () -> steps.stillQueued(
                                 d.row(),
                                 copies + " cop" + (copies == 1 ? "y" : "ies")
