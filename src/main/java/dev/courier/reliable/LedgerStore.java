@@ -247,6 +247,25 @@ class LedgerStore {
         return claimed;
     }
 
+    /**
+     * Gives claimed deliveries back, due at {@code at}, each fenced by the version its claim returned (one handled
+     * or reported meanwhile is left as it is): a round that ran out of time does not make them wait a whole lease.
+     */
+    void releaseClaims(Connection c, List<DeliveryRow> claimed, Instant at) throws SQLException {
+        try (PreparedStatement update = c.prepareStatement(
+                "UPDATE courier_rm_delivery SET next_attempt_at = ?, "
+                        + "version = version + 1 WHERE message_id = ? AND subscriber = ? AND version = ? AND state = 'DELIVERED'")) {
+            for (DeliveryRow d : claimed) {
+                update.setTimestamp(1, timestamp(at), Columns.utc());
+                update.setString(2, d.messageId());
+                update.setString(3, d.subscriber());
+                update.setLong(4, d.version());
+                update.addBatch();
+            }
+            update.executeBatch();
+        }
+    }
+
     /** Deliveries not yet consumed (DELIVERED, DEAD) by topic, subscriber and state. */
     List<ReliableDatabase.Count> deliveryCounts(Connection c) throws SQLException {
         return ReliableDatabase.counts(

@@ -103,7 +103,9 @@ class Publisher {
      * {@code management-browse-page-size}), those held for a later delivery time or a redelivery delay (scheduled,
      * which the list's count leaves out), and those a consumer has taken and not acknowledged (delivering: an MDB's
      * or any JMS client's prefetched copies, which the list leaves out too). Read in the order a copy moves
-     * (scheduled, list, delivering), so a copy moving on while it is counted is counted twice, never missed. A
+     * forward (scheduled, list, delivering), so a copy moving on while it is counted is counted twice, not missed;
+     * one moving back (a consumer that rolls back or closes with prefetched copies) can be missed, and gets one
+     * more copy, which the inbox absorbs. A
      * message with no copy is absent from the map; no queue at all (an operator removed it) holds none. Outside a
      * transaction.
      *
@@ -230,8 +232,9 @@ class Publisher {
         boolean later = message.deliverAt() != null && message.deliverAt().isAfter(now);
         producer.setDeliveryDelay(
                 later ? Duration.between(now, message.deliverAt()).toMillis() : 0);
-        // The broker drops a copy not consumed by the message's horizon, and the client never hands an expired one
-        // to a listener: no copy is applied after the horizon, when the subscriber's inbox row may be purged.
+        // The broker expires a copy not consumed by the message's horizon (bin/broker's drops it: no expiry address),
+        // and the client never hands an expired one to a listener: no copy is applied after the horizon, when the
+        // subscriber's inbox row may be purged.
         producer.setTimeToLive(Math.max(1, Duration.between(now, horizon).toMillis()));
         producer.send(session.createTopic(message.topic()), m);
     }

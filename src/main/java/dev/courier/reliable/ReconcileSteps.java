@@ -100,6 +100,15 @@ class ReconcileSteps {
         }
     }
 
+    /** Gives back claimed deliveries a round had no time for: due again now. */
+    void release(List<LedgerStore.DeliveryRow> claimed) {
+        try (Connection c = database.connection()) {
+            ledger.releaseClaims(c, claimed, clock.instant());
+        } catch (SQLException e) {
+            throw new IllegalStateException("releasing claimed deliveries failed", e);
+        }
+    }
+
     void redeliver(LedgerStore.DeliveryRow due) {
         protocol.redeliverOrBury(due);
     }

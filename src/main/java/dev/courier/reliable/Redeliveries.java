@@ -18,7 +18,8 @@ import java.util.logging.Logger;
  * one; a claim takes at most {@value #PER_SUBSCRIBER} of one subscriber, so one subscriber's backlog does not keep
  * the others' redeliveries waiting. The broker is asked once per subscriber and claim, for all of that subscriber's
  * claimed deliveries together ({@link Publisher#copiesHeld}). When the broker cannot answer, nothing is sent: the
- * claim runs out and the deliveries are due again ({@code courier.reliable.claim-lease} later).
+ * claim runs out and the deliveries are due again ({@code courier.reliable.claim-lease} later). What a round
+ * claimed and had no time for is given back, due at once.
  */
 @ApplicationScoped
 class Redeliveries {
@@ -56,11 +57,13 @@ class Redeliveries {
                         .computeIfAbsent(d.topic() + "\n" + d.row().subscriber(), k -> new java.util.ArrayList<>())
                         .add(d);
             }
-            for (List<LedgerStore.DueDelivery> due : bySubscriber.values()) {
+            List<List<LedgerStore.DueDelivery>> groups = List.copyOf(bySubscriber.values());
+            for (int i = 0; i < groups.size(); i++) {
                 if (round.over()) {
-                    return; // what is claimed and not handled is due again when its claim runs out
+                    release(groups.subList(i, groups.size()));
+                    return;
                 }
-                handle(due, round);
+                handle(groups.get(i), round);
             }
         } while (!claimed.isEmpty() && !round.over()); // handled rows are not due any more
     }
@@ -76,6 +79,18 @@ class Redeliveries {
 
         boolean over() {
             return failuresInARow >= 3 || System.nanoTime() >= untilNanos;
+        }
+    }
+
+    /** Gives back what this round claimed and had no time for (if that fails too, the claims run out). */
+    private void release(List<List<LedgerStore.DueDelivery>> unhandled) {
+        try {
+            steps.release(unhandled.stream()
+                    .flatMap(List::stream)
+                    .map(LedgerStore.DueDelivery::row)
+                    .toList());
+        } catch (RuntimeException e) {
+            LOG.fine(() -> "claimed deliveries left to their lease: " + e);
         }
     }
 

@@ -119,7 +119,7 @@ public class Relay {
                                 + failures + "); the outbox keeps every entry and the relay tries again in "
                                 + pause(failures)
                                 + ": " + e.getMessage(),
-                        news ? e.getCause() : null);
+                        news ? (e instanceof RelayBatches.Failure ? e.getCause() : e) : null);
             }
         }
     }

@@ -92,8 +92,9 @@ public class RelayBatches {
 
     /**
      * Marks a batch the broker has committed, and commits. A mark the database rolled back (a deadlock's victim,
-     * Derby's lock wait cut short: SQLSTATE class 40) is tried again, up to three times in all, each in a
-     * transaction of its own: the mark is idempotent (it deletes the entries by id and starts only deadlines not
+     * Derby's lock wait cut short: SQLSTATE class 40) is tried again, up to three times in all, from a savepoint
+     * taken before it, so the batch's claim is kept (where the database rolled back the whole transaction, Derby's
+     * victims, from the transaction's start): the mark is idempotent (it deletes the entries by id and starts only deadlines not
      * yet started), and failing it would publish the whole batch again. Any other failure (a broken connection)
      * is the relay's: the entries stay and go out again.
      */
@@ -212,11 +213,12 @@ public class RelayBatches {
 
     /**
      * When an entry's copies expire: at its message's horizon, after which no copy may be handled (an inbox row may
-     * be purged); a first copy confirmed after that horizon (a producer's late word) one horizon after now.
+     * be purged); the first publish of a message confirmed after that horizon (a producer's late word, which no
+     * consumer has seen) one horizon after now.
      */
     private Instant expiry(OutboxStore.Entry e, Instant now) {
         Instant horizon = settings.horizonOf(e.message().createdAt());
-        return e.attempt() == 1 && horizon.isBefore(now) ? now.plus(settings.horizon) : horizon;
+        return e.subscriber() == null && horizon.isBefore(now) ? now.plus(settings.horizon) : horizon;
     }
 
     /** The targets of entries not to be published, each deadline at once (a timeout of 0). */
@@ -244,10 +246,11 @@ public class RelayBatches {
                     Instant now = clock.instant();
                     Map<String, List<OutboxStore.Target>> targets = outbox.targets(c, claimed);
                     List<OutboxStore.Entry> batch = withinBytes(claimed, targets, settings.relayBatchBytes);
-                    // Past its horizon a message gets no further copy (its first, confirmed late, it may): marked
-                    // relayed with its deadline now, the reconciler buries the delivery and tells the producer.
+                    // Past its horizon a message gets no further copy, redelivered or replayed to one subscriber
+                    // (its first, confirmed late, it may): marked relayed with its deadline now, the reconciler
+                    // buries the delivery and tells the producer.
                     List<OutboxStore.Entry> late = batch.stream()
-                            .filter(e -> e.attempt() > 1
+                            .filter(e -> e.subscriber() != null
                                     && settings.pastHorizon(e.message().createdAt(), now))
                             .toList();
                     if (!late.isEmpty()) {
@@ -255,7 +258,7 @@ public class RelayBatches {
                         outbox.relayed(c, dialect, late, dueNow(late, targets), now);
                         if (batch.isEmpty()) {
                             c.commit();
-                            return claimed.size() == settings.relayBatch;
+                            return claimed.size() == settings.relayBatch || late.size() < claimed.size();
                         }
                     }
                     faults.checkpoint(BEFORE_PUBLISH);
@@ -300,7 +303,8 @@ public class RelayBatches {
                 }
                 c.commit();
                 return false;
-            } catch (RuntimeException | SQLException e) {
+            } catch (RuntimeException | SQLException | Error e) {
+                // An error too: restoring autocommit below would otherwise commit half a mark.
                 try {
                     c.rollback();
                 } catch (SQLException rollback) {

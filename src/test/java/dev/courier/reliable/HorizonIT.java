@@ -142,6 +142,41 @@ class HorizonIT {
     }
 
     /**
+     * A replay decided before the horizon whose copy the relay could not publish before it (the broker down) is not
+     * published after it: the delivery is buried at the horizon, and no copy reaches a consumer that may have purged
+     * its inbox row.
+     */
+    @Test
+    void a_replay_decided_before_the_horizon_is_not_published_after_it() {
+        Fixture f = new Fixture();
+        f.register(f.producer, "BARRIER").subscribe(2, 0, "a");
+        String id = f.order("").getString("messageId");
+        assertTrue(Broker.receive(Fixture.queue(f.topic, "a"), Duration.ofSeconds(10))
+                .isPresent()); // taken, never reported
+        f.advance(3);
+        Eventually.until(
+                "dead after its one attempt",
+                Fixture.SETTLE,
+                () -> "DEAD".equals(f.delivery(id, "a").getString("state")));
+        Broker.stop();
+        try {
+            Http.Response replayed = f.http.post("api/messages/" + id + "/deliveries/a/replay", "");
+            assertEquals(200, replayed.status(), replayed::toString);
+            f.advance(PAST_HORIZON);
+        } finally {
+            Broker.start();
+        }
+
+        Eventually.until("buried at the horizon", AFTER_JUMP, () -> {
+            JsonObject delivery = f.delivery(id, "a");
+            return "DEAD".equals(delivery.getString("state"))
+                    && delivery.getString("lastError", "").contains("horizon");
+        });
+        // The broker counts what it was given since it started: nothing, as the replay's copy was not published.
+        assertEquals(0, Broker.messagesAdded(f.topic + ".a"), "the replay's copy was not published");
+    }
+
+    /**
      * Every copy expires at its message's horizon (JMS expiration, in the broker's time: Courier's clock runs ahead
      * of it in the tests by what they advanced), so a copy no removal reached is dropped by the broker, and the
      * client never hands it to a listener, once the inbox row may be purged.

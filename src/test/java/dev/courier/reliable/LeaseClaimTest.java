@@ -162,6 +162,14 @@ class LeaseClaimTest {
             assertTrue(
                     ledger.moveDelivery(c, claimed.get(0).row(), DeliveryState.DELIVERED, 2, null, null, null),
                     "fenced by the version the claim returned");
+            ledger.releaseClaims(
+                    c, claimed.stream().map(LedgerStore.DueDelivery::row).toList(), NOW);
+            assertEquals(
+                    java.util.Set.of("m-01/down", "m-02/down", "m-03/down", "m-lost/lost"),
+                    ledger.claimDue(c, NOW, LEASE, 10, 4).stream()
+                            .map(d -> d.row().messageId() + "/" + d.row().subscriber())
+                            .collect(java.util.stream.Collectors.toSet()),
+                    "released claims are due again, not the one acted on meanwhile");
         }
     }
 
