@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * What the helpers call after a transaction ends, by the status the transaction manager gives: a confirm or
@@ -30,13 +30,7 @@ class UnknownOutcomeTest {
     private final List<Synchronization> synchronizations = new ArrayList<>();
 
     @ParameterizedTest
-    @ValueSource(
-            ints = {
-                Status.STATUS_COMMITTED,
-                Status.STATUS_ROLLEDBACK,
-                Status.STATUS_UNKNOWN,
-                Status.STATUS_NO_TRANSACTION
-            })
+    @MethodSource("statuses")
     void the_producer_confirms_after_a_commit_cancels_after_a_rollback_and_otherwise_leaves_it_to_the_check_back(
             int status) {
         ReliableProducer producer =
@@ -53,13 +47,7 @@ class UnknownOutcomeTest {
     }
 
     @ParameterizedTest
-    @ValueSource(
-            ints = {
-                Status.STATUS_COMMITTED,
-                Status.STATUS_ROLLEDBACK,
-                Status.STATUS_UNKNOWN,
-                Status.STATUS_NO_TRANSACTION
-            })
+    @MethodSource("statuses")
     void the_consumer_reports_after_a_commit_or_a_rollback_and_otherwise_waits_for_the_redelivery(int status)
             throws Exception {
         ReliableConsumer consumer =
@@ -74,6 +62,13 @@ class UnknownOutcomeTest {
                     default -> List.of("handle");
                 },
                 calls);
+    }
+
+    /** A committed, a rolled-back and two unknown outcomes, as a transaction manager reports them after completion. */
+    static int[] statuses() {
+        return new int[] {
+            Status.STATUS_COMMITTED, Status.STATUS_ROLLEDBACK, Status.STATUS_UNKNOWN, Status.STATUS_NO_TRANSACTION
+        };
     }
 
     private void complete(int status) {
