@@ -103,6 +103,10 @@ class ReliableMetricsIT {
                     "the copy waits in the outbox",
                     Fixture.SETTLE,
                     () -> metrics.value("courier_relay_outbox_entries") == 1.0);
+            Eventually.until(
+                    "the oldest entry's wait grows while nothing leaves the outbox",
+                    Fixture.SETTLE,
+                    () -> metrics.value("courier_relay_oldest_entry_seconds") >= 2.0);
         } finally {
             Broker.start();
         }
@@ -110,6 +114,8 @@ class ReliableMetricsIT {
                 "the relay published it",
                 Duration.ofSeconds(60),
                 () -> metrics.value("courier_relay_outbox_entries") == 0.0);
+        Eventually.until(
+                "no entry waits", Fixture.SETTLE, () -> metrics.value("courier_relay_oldest_entry_seconds") == 0.0);
         assertEquals(1, Broker.messagesAdded(f.topic + ".a"));
     }
 }
