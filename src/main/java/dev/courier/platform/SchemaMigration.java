@@ -7,6 +7,7 @@ import jakarta.ejb.Startup;
 import jakarta.ejb.TransactionManagement;
 import jakarta.ejb.TransactionManagementType;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -17,6 +18,7 @@ import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
 import org.flywaydb.core.api.MigrationVersion;
+import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.flywaydb.core.api.output.MigrateResult;
 
 /**
@@ -45,6 +47,8 @@ public class SchemaMigration {
     public static final String HISTORY_TABLE = "courier_schema_history";
     /** Where the runner before Flyway kept the versions it applied: read once, to take a database over. */
     static final String LEGACY_VERSION_TABLE = "courier_schema_version";
+    /** The schema of the queue's SQL API on PostgreSQL (db/migration/postgresql/V14), apart from the tables. */
+    static final String SQL_API_SCHEMA = "courier";
 
     @Resource(lookup = "jdbc/courier")
     private DataSource dataSource;
@@ -95,8 +99,10 @@ public class SchemaMigration {
     private static Applied migrateOnce(DataSource dataSource, String root, String historyTable) {
         Dialect dialect;
         int baseline;
+        Optional<String> schema;
         try (Connection connection = dataSource.getConnection()) {
             dialect = Dialect.of(connection);
+            schema = dialect == Dialect.POSTGRESQL ? postgresSchema(connection, historyTable) : Optional.empty();
             baseline = HISTORY_TABLE.equals(historyTable) && !tableExists(connection, historyTable)
                     ? legacyVersion(connection).orElse(0)
                     : 0;
@@ -104,7 +110,7 @@ public class SchemaMigration {
             throw new IllegalStateException("schema migration of " + root + " failed: " + e.getMessage(), e);
         }
         String location = "classpath:" + root + "/" + dialect.folder();
-        Flyway flyway = Flyway.configure(SchemaMigration.class.getClassLoader())
+        FluentConfiguration configuration = Flyway.configure(SchemaMigration.class.getClassLoader())
                 .dataSource(dataSource)
                 // Liberty's class loader cannot list a folder Flyway has not found a file in: each location holds
                 // an empty flyway.location (Flyway's own answer for WebSphere), and a location that resolves no
@@ -119,8 +125,9 @@ public class SchemaMigration {
                 .baselineDescription(baseline > 0 ? "taken over from " + LEGACY_VERSION_TABLE : "baseline")
                 .group(true)
                 .cleanDisabled(true)
-                .validateMigrationNaming(true)
-                .load();
+                .validateMigrationNaming(true);
+        schema.ifPresent(configuration::defaultSchema);
+        Flyway flyway = configuration.load();
         try {
             if (flyway.info().all().length == 0) {
                 throw new IllegalStateException("schema migration of " + root + " found no script for " + dialect
@@ -135,6 +142,24 @@ public class SchemaMigration {
             return new Applied(dialect, version);
         } catch (FlywayException e) {
             throw new IllegalStateException("schema migration of " + root + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The schema Courier's tables are in, on PostgreSQL: the first on the connection's search path that holds
+     * {@code historyTable}, else the first that is not {@value #SQL_API_SCHEMA}. Not simply the current schema: the
+     * SQL API's functions live in a schema of that name, and a role of the same name (the usual "courier") finds it
+     * first on the default path {@code "$user", public}, where Flyway would then look for its history in vain.
+     */
+    private static Optional<String> postgresSchema(Connection connection, String historyTable) throws SQLException {
+        try (PreparedStatement query = connection.prepareStatement("SELECT p.s FROM unnest(current_schemas(false)) "
+                + "WITH ORDINALITY AS p (s, o) ORDER BY EXISTS (SELECT 1 FROM pg_tables t WHERE t.schemaname = p.s "
+                + "AND t.tablename = ?) DESC, p.s = ?, p.o LIMIT 1")) {
+            query.setString(1, historyTable);
+            query.setString(2, SQL_API_SCHEMA);
+            try (ResultSet rows = query.executeQuery()) {
+                return rows.next() ? Optional.of(rows.getString(1)) : Optional.empty();
+            }
         }
     }
 

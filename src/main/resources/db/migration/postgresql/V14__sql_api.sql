@@ -11,8 +11,9 @@
 --
 -- The functions are SECURITY DEFINER, owned by the role that migrates Courier's schema: a caller needs EXECUTE on
 -- them (revoked from PUBLIC below; GRANT it to the roles that may use queues), not privileges on Courier's
--- tables. Each fixes its search_path to the schema the tables were created in, and plans on indexes, as the Java
--- path does for its transaction (QueueSql.PLAN_ON_INDEXES_POSTGRESQL).
+-- tables. Each fixes its search_path to the schema the tables are created in, then pg_temp (last, so a caller's
+-- temporary table cannot stand in for Courier's), and plans on indexes, as the Java path does for its
+-- transaction (QueueSql.PLAN_ON_INDEXES_POSTGRESQL).
 
 -- The limits Courier's configuration sets (courier.queue.*), for the functions to read: one row, rewritten by
 -- each Courier server at start (QueueSqlLimits); these values are the configuration's defaults.
@@ -36,7 +37,7 @@ CREATE FUNCTION courier.send_batch(queue text, payloads jsonb[], delay interval 
                                    headers jsonb[] DEFAULT NULL)
     RETURNS TABLE (id uuid, duplicate boolean)
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path FROM CURRENT SET enable_seqscan = off SET jit = off
+    SET enable_seqscan = off SET jit = off
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -145,7 +146,6 @@ CREATE FUNCTION courier.send(queue text, payload jsonb, delay interval DEFAULT N
                              headers jsonb DEFAULT NULL)
     RETURNS uuid
     LANGUAGE sql SECURITY DEFINER
-    SET search_path FROM CURRENT
 AS $$
     SELECT s.id FROM courier.send_batch(queue, ARRAY[payload], delay,
                                         CASE WHEN key IS NULL THEN NULL ELSE ARRAY[key] END,
@@ -161,7 +161,7 @@ CREATE FUNCTION courier.receive(queue text, max int DEFAULT 1, lease interval DE
     RETURNS TABLE (id uuid, lease_token text, attempt int, payload jsonb, headers jsonb,
                    lease_expires_at timestamptz, created_at timestamptz, payload_type text)
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path FROM CURRENT SET enable_seqscan = off SET jit = off
+    SET enable_seqscan = off SET jit = off
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -230,7 +230,6 @@ $$;
 CREATE FUNCTION courier.lease_lost(message_id text)
     RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path FROM CURRENT
 AS $$
 BEGIN
     IF EXISTS (SELECT 1 FROM courier_message m WHERE m.id = message_id) THEN
@@ -246,7 +245,7 @@ $$;
 CREATE FUNCTION courier.ack(lease_token text)
     RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path FROM CURRENT SET enable_seqscan = off SET jit = off
+    SET enable_seqscan = off SET jit = off
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -264,7 +263,7 @@ $$;
 CREATE FUNCTION courier.ack_all(lease_tokens text[])
     RETURNS int
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path FROM CURRENT SET enable_seqscan = off SET jit = off
+    SET enable_seqscan = off SET jit = off
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -303,7 +302,7 @@ $$;
 CREATE FUNCTION courier.renew(lease_token text, extension interval)
     RETURNS timestamptz
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path FROM CURRENT SET enable_seqscan = off SET jit = off
+    SET enable_seqscan = off SET jit = off
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -334,7 +333,7 @@ $$;
 CREATE FUNCTION courier.release(lease_token text, delay interval DEFAULT NULL, reason text DEFAULT NULL)
     RETURNS void
     LANGUAGE plpgsql SECURITY DEFINER
-    SET search_path FROM CURRENT SET enable_seqscan = off SET jit = off
+    SET enable_seqscan = off SET jit = off
 AS $$
 #variable_conflict use_column
 DECLARE
@@ -370,6 +369,17 @@ BEGIN
     IF NOT FOUND THEN
         PERFORM courier.lease_lost(mid);
     END IF;
+END
+$$;
+
+DO $$
+DECLARE
+    f regprocedure;
+BEGIN
+    FOR f IN SELECT p.oid::regprocedure FROM pg_proc p
+             WHERE p.pronamespace = 'courier'::regnamespace AND p.prosecdef LOOP
+        EXECUTE format('ALTER FUNCTION %s SET search_path = %I, pg_temp', f, current_schema());
+    END LOOP;
 END
 $$;
 

@@ -32,9 +32,15 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class QueueCycleBench {
 
     private static final int ROUNDS = Integer.getInteger("bench.rounds", 3);
-    private static final String[] SYSTEMS = {"PGMQ", "REST", "Java", "JDBC"};
-    /** -Dbench.only=REST: run one of {@link #SYSTEMS} only, e.g. under a profiler (the table then has gaps). */
-    private static final String ONLY = System.getProperty("bench.only", "");
+    private static final String[] SYSTEMS = {"PGMQ", "REST", "Java", "JDBC", "SQL"};
+    /**
+     * -Dbench.only=REST (or PGMQ,SQL): run some of {@link #SYSTEMS} only, e.g. under a profiler (the table then has
+     * gaps).
+     */
+    private static final List<String> ONLY = Arrays.stream(
+                    System.getProperty("bench.only", "").split(","))
+            .filter(s -> !s.isBlank())
+            .toList();
 
     private final Http http = Http.server();
 
@@ -54,20 +60,21 @@ class QueueCycleBench {
         RawQueueBaseline jdbc =
                 new RawQueueBaseline(host + System.getProperty("courier.db.name", "courier"), user, password);
         RestCycle rest = new RestCycle(http);
+        SqlApiCycle sql = new SqlApiCycle(host + System.getProperty("courier.db.name", "courier"), user, password);
 
         List<String> rows = new ArrayList<>();
         rows.add("| workers | batch | PGMQ msg/s | REST msg/s | REST / PGMQ | Java msg/s | Java / PGMQ | JDBC msg/s "
                 + "| Java / JDBC | Liberty CPU ms per REST request | client CPU ms per REST request "
-                + "| PostgreSQL CPU ms per message: PGMQ / REST / Java / JDBC |");
-        rows.add("|---|---|---|---|---|---|---|---|---|---|---|---|");
+                + "| PostgreSQL CPU ms per message: PGMQ / REST / Java / JDBC / SQL | SQL msg/s | SQL / PGMQ |");
+        rows.add("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         // Warm-up until the JIT has settled: Liberty's CPU per request falls about fourfold over the first ~30 000
         // requests of a fresh server, so fewer would measure the compiler, not Courier.
         for (String system : SYSTEMS) {
-            if (!ONLY.isEmpty() && !ONLY.equals(system)) {
+            if (skipped(system)) {
                 continue;
             }
-            run(system, 4, 10, 20000, pgmq, rest, jdbc);
-            run(system, 4, 1, system.equals("REST") ? 15000 : 3000, pgmq, rest, jdbc);
+            run(system, 4, 10, 20000, pgmq, rest, jdbc, sql);
+            run(system, 4, 1, system.equals("REST") ? 15000 : 3000, pgmq, rest, jdbc, sql);
         }
         // -Dbench.configurations=4x1,8x100 (workers x batch) and -Dbench.rounds narrow a run, e.g. for a profile.
         int[][] configurations = Arrays.stream(System.getProperty("bench.configurations", "1x1,4x1,8x1,4x100,8x100")
@@ -83,9 +90,9 @@ class QueueCycleBench {
             Figures[][] figures = new Figures[SYSTEMS.length][ROUNDS];
             for (int round = 0; round < ROUNDS; round++) {
                 for (int s = 0; s < SYSTEMS.length; s++) {
-                    figures[s][round] = !ONLY.isEmpty() && !ONLY.equals(SYSTEMS[s])
+                    figures[s][round] = skipped(SYSTEMS[s])
                             ? Figures.NONE
-                            : run(SYSTEMS[s], workers, batch, messages, pgmq, rest, jdbc);
+                            : run(SYSTEMS[s], workers, batch, messages, pgmq, rest, jdbc, sql);
                 }
             }
             double[] perSecond = new double[SYSTEMS.length];
@@ -97,7 +104,8 @@ class QueueCycleBench {
             Figures[] overRest = figures[1];
             rows.add(String.format(
                     Locale.ROOT,
-                    "| %d | %d | %.0f | %.0f | %.2f | %.0f | %.2f | %.0f | %.0f %% | %.2f | %.2f | %.2f / %.2f / %.2f / %.2f |",
+                    "| %d | %d | %.0f | %.0f | %.2f | %.0f | %.2f | %.0f | %.0f %% | %.2f | %.2f | %.2f / %.2f / %.2f / %.2f / %.2f "
+                            + "| %.0f | %.2f |",
                     workers,
                     batch,
                     perSecond[0],
@@ -112,7 +120,10 @@ class QueueCycleBench {
                     postgres[0],
                     postgres[1],
                     postgres[2],
-                    postgres[3]));
+                    postgres[3],
+                    postgres[4],
+                    perSecond[4],
+                    perSecond[4] / perSecond[0]));
             System.out.println(rows.get(rows.size() - 1));
         }
         String table = String.join("\n", rows) + "\n";
@@ -133,10 +144,17 @@ class QueueCycleBench {
 
     /** One measured run. */
     private Figures run(
-            String system, int workers, int batch, int messages, PgmqCycle pgmq, RestCycle rest, RawQueueBaseline jdbc)
+            String system,
+            int workers,
+            int batch,
+            int messages,
+            PgmqCycle pgmq,
+            RestCycle rest,
+            RawQueueBaseline jdbc,
+            SqlApiCycle sql)
             throws Exception {
         String queue = "cyc_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-        boolean courierQueue = system.equals("REST") || system.equals("JDBC");
+        boolean courierQueue = system.equals("REST") || system.equals("JDBC") || system.equals("SQL");
         if (courierQueue) {
             assertEquals(
                     201,
@@ -152,6 +170,7 @@ class QueueCycleBench {
                 case "PGMQ" -> pgmq.cycle(queue, workers, batch, messages);
                 case "REST" -> rest.cycle(queue, workers, batch, messages);
                 case "Java" -> javaCycle(workers, batch, messages);
+                case "SQL" -> sql.cycle(queue, workers, batch, messages);
                 default -> jdbc.cycle(queue, workers, batch, messages);
             };
             double liberty = ProcessCpu.liberty("courier") - libertyBefore;
@@ -195,6 +214,10 @@ class QueueCycleBench {
         JsonObject phase = response.json();
         return new QueueBenchmark.Phase(
                 phase.getInt("messages"), phase.getJsonNumber("seconds").doubleValue(), new Latencies(new long[] {1}));
+    }
+
+    private static boolean skipped(String system) {
+        return !ONLY.isEmpty() && !ONLY.contains(system);
     }
 
     private static double median(Figures[] rounds, ToDoubleFunction<Figures> figure) {

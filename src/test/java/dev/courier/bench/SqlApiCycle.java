@@ -1,0 +1,93 @@
+package dev.courier.bench;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Courier's SQL API (the {@code courier.*} functions) over plain JDBC, as an application in any language uses it,
+ * each call its own transaction (autocommit), the same loop as {@link PgmqCycle}'s: send a batch
+ * ({@code courier.send} or {@code send_batch}), receive up to a batch (lease 60 s), acknowledge what it received
+ * ({@code courier.ack} or {@code ack_all}). The queue is Courier's, defined by the caller.
+ */
+final class SqlApiCycle {
+
+    private final String url;
+    private final String user;
+    private final String password;
+
+    SqlApiCycle(String url, String user, String password) {
+        this.url = url;
+        this.user = user;
+        this.password = password;
+    }
+
+    QueueBenchmark.Phase cycle(String queue, int workers, int batch, int messages) throws Exception {
+        AtomicInteger toSend = new AtomicInteger(messages / batch);
+        AtomicInteger left = new AtomicInteger(messages / batch * batch);
+        return RawQueueBaseline.onConnections(
+                url,
+                user,
+                password,
+                true,
+                workers,
+                messages / batch * batch,
+                connection -> loop(connection, queue, batch, toSend, left));
+    }
+
+    private static List<Long> loop(
+            Connection connection, String queue, int batch, AtomicInteger toSend, AtomicInteger left)
+            throws SQLException {
+        List<Long> nanos = new ArrayList<>();
+        String[] payloads =
+                Collections.nCopies(batch, QueueBenchmark.PAYLOAD_JSON).toArray(String[]::new);
+        try (PreparedStatement send = connection.prepareStatement(
+                        batch == 1
+                                ? "SELECT courier.send(?, ?::jsonb)"
+                                : "SELECT id FROM courier.send_batch(?, ?::jsonb[])");
+                PreparedStatement receive = connection.prepareStatement(
+                        "SELECT lease_token, payload FROM courier.receive(?, ?, interval '60 seconds')");
+                PreparedStatement ack = connection.prepareStatement(
+                        batch == 1 ? "SELECT courier.ack(?)" : "SELECT courier.ack_all(?)")) {
+            Array sendArray = batch == 1 ? null : connection.createArrayOf("jsonb", payloads);
+            while (left.get() > 0) {
+                long start = System.nanoTime();
+                if (toSend.getAndDecrement() > 0) {
+                    send.setString(1, queue);
+                    if (batch == 1) {
+                        send.setString(2, QueueBenchmark.PAYLOAD_JSON);
+                    } else {
+                        send.setArray(2, sendArray);
+                    }
+                    send.executeQuery().close();
+                }
+                List<String> tokens = new ArrayList<>();
+                receive.setString(1, queue);
+                receive.setInt(2, batch);
+                try (ResultSet rows = receive.executeQuery()) {
+                    while (rows.next()) {
+                        tokens.add(rows.getString(1));
+                        rows.getString(2);
+                    }
+                }
+                if (!tokens.isEmpty()) {
+                    if (batch == 1) {
+                        ack.setString(1, tokens.get(0));
+                    } else {
+                        ack.setArray(1, connection.createArrayOf("text", tokens.toArray()));
+                    }
+                    ack.executeQuery().close();
+                }
+                left.addAndGet(-tokens.size());
+                nanos.add(System.nanoTime() - start);
+            }
+        }
+        return nanos;
+    }
+}
