@@ -191,10 +191,7 @@ BEGIN
         WHERE m.queue = q.name AND m.state = 'READY' AND m.deliver_at <= now_ AND m.attempt < q.max_attempts
         ORDER BY m.deliver_at
         LIMIT max
-        FOR UPDATE SKIP LOCKED),
-    budgeted AS (
-        SELECT p.id, SUM(p.size) OVER (ORDER BY p.deliver_at, p.id ROWS UNBOUNDED PRECEDING) - p.size AS before
-        FROM picked p)
+        FOR UPDATE SKIP LOCKED)
     UPDATE courier_message m
     SET attempt = m.attempt + 1,
         lease_token = m.id || '.' || nonce,
@@ -203,8 +200,13 @@ BEGIN
             ELSE least(q.backoff_initial_ms * power(q.backoff_multiplier, m.attempt), q.backoff_max_ms) / 1000.0
                  * (0.5 + 0.5 * random()) END),
         version = m.version + 1
-    FROM budgeted b
-    WHERE m.id = b.id AND b.before < q.max_page_bytes
+    -- The ids as one array, computed once: the planner, which thinks a queue's table nearly empty, otherwise
+    -- joins the picked rows to a scan of the whole primary key (seen: 44 ms and 3 855 buffers for 100 messages).
+    WHERE m.id = ANY (ARRAY(
+        SELECT b.id
+        FROM (SELECT p.id, SUM(p.size) OVER (ORDER BY p.deliver_at, p.id ROWS UNBOUNDED PRECEDING) - p.size AS before
+              FROM picked p) b
+        WHERE b.before < q.max_page_bytes))
     RETURNING m.id::uuid, m.lease_token::text, m.attempt,
               CASE WHEN m.payload_type = 'JSON' THEN convert_from(m.payload, 'UTF8')::jsonb
                    ELSE to_jsonb(translate(encode(m.payload, 'base64'), E'\n', '')) END,

@@ -245,6 +245,63 @@ class QueueSqlApiIT {
         }
     }
 
+    /**
+     * Who may call the functions is the database's business: a role granted EXECUTE (and USAGE on the schema) sends
+     * and receives without any privilege on Courier's tables, which it cannot touch directly; a role without the
+     * grant cannot call them. Roles are made by the superuser (runuser postgres), as an operator would.
+     */
+    @Test
+    void a_role_granted_execute_uses_the_queue_without_touching_courier_tables() throws Exception {
+        String role = "app_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        String other = role + "_none";
+        String database = System.getProperty("courier.db.name", "courier");
+        superuser("CREATE ROLE " + role + " LOGIN PASSWORD 'app'; CREATE ROLE " + other + " LOGIN PASSWORD 'app'; "
+                + "GRANT USAGE ON SCHEMA courier TO " + role + "; "
+                + "GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA courier TO " + role + ";");
+        try {
+            try (Connection app = Postgres.as(database, role, "app")) {
+                app.setAutoCommit(true);
+                String id = send(app, queue, "{\"granted\": true}");
+                Received got = receive(app, queue, 1, null).get(0);
+                assertEquals(id, got.id());
+                ack(app, got.token());
+                assertState("42501", () -> app.createStatement().executeQuery("SELECT * FROM courier_message"));
+            }
+            try (Connection stranger = Postgres.as(database, other, "app")) {
+                assertState("42501", () -> send(stranger, queue, "{}"));
+            }
+        } finally {
+            superuser("DROP OWNED BY " + role + "; DROP ROLE " + role + "; DROP ROLE " + other + ";");
+        }
+    }
+
+    private static void superuser(String sql) throws Exception {
+        String[] host = System.getProperty("courier.db.hosts", "localhost:5432")
+                .split(",")[0]
+                .split(":");
+        Process psql = new ProcessBuilder(
+                        "runuser",
+                        "-u",
+                        "postgres",
+                        "--",
+                        "psql",
+                        "-p",
+                        host[1],
+                        "-d",
+                        System.getProperty("courier.db.name", "courier"),
+                        "-X",
+                        "-q",
+                        "-v",
+                        "ON_ERROR_STOP=1",
+                        "-c",
+                        sql)
+                .redirectErrorStream(true)
+                .start();
+        String output = new String(psql.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(psql.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, psql.exitValue(), output);
+    }
+
     @Test
     void a_key_sent_twice_within_the_window_answers_the_original() throws SQLException {
         String first;

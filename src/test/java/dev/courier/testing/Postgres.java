@@ -20,11 +20,16 @@ public final class Postgres {
      * the hosts are a primary and its standby), as the server under test takes it.
      */
     public static Connection courier(String database) throws SQLException {
+        return as(database, user(), password());
+    }
+
+    /** A database on Courier's server as another role than Courier's. */
+    public static Connection as(String database, String user, String password) throws SQLException {
         return DriverManager.getConnection(
                 "jdbc:postgresql://" + System.getProperty("courier.db.hosts", "localhost:5432") + "/" + database
                         + "?targetServerType=primary",
-                user(),
-                password());
+                user,
+                password);
     }
 
     /** Courier's own database. */
