@@ -1,5 +1,5 @@
 -- The limits Courier's configuration sets (courier.queue.*), kept in the database for the SQL API's functions
--- (PostgreSQL's V14); Derby has no SQL API, and keeps the row so both databases have the same tables.
+-- (PostgreSQL's V14, of the same name); Derby has no SQL API, and keeps the row so both databases have the same tables.
 CREATE TABLE courier_queue_limits (
     id                    INT     NOT NULL PRIMARY KEY CHECK (id = 1),
     max_payload_bytes     INT     NOT NULL,
