@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * The queue library ships alone in {@code courier-<version>-queue.jar} and goes into any application: it may use
+ * The queue library ships alone in {@code courier-queue.jar} and goes into any application: it may use
  * the JDK only — no Courier server class, no Jakarta or MicroProfile API, no broker. Checked on the compiled
  * classes' constant pools.
  */
