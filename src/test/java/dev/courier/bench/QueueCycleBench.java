@@ -32,7 +32,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class QueueCycleBench {
 
     private static final int ROUNDS = Integer.getInteger("bench.rounds", 3);
-    private static final String[] SYSTEMS = {"PGMQ", "REST", "Java", "JDBC", "SQL"};
+    private static final String[] SYSTEMS = {"PGMQ", "REST", "Java", "JDBC", "SQL", "Library"};
     /**
      * -Dbench.only=REST (or PGMQ,SQL): run some of {@link #SYSTEMS} only, e.g. under a profiler (the table then has
      * gaps).
@@ -63,10 +63,11 @@ class QueueCycleBench {
         SqlApiCycle sql = new SqlApiCycle(host + System.getProperty("courier.db.name", "courier"), user, password);
 
         List<String> rows = new ArrayList<>();
-        rows.add("| workers | batch | PGMQ msg/s | REST msg/s | REST / PGMQ | Java msg/s | Java / PGMQ | JDBC msg/s "
-                + "| Java / JDBC | Liberty CPU ms per REST request | client CPU ms per REST request "
-                + "| PostgreSQL CPU ms per message: PGMQ / REST / Java / JDBC / SQL | SQL msg/s | SQL / PGMQ |");
-        rows.add("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        rows.add(
+                "| workers | batch | PGMQ msg/s | REST msg/s | REST / PGMQ | Java msg/s | Java / PGMQ | JDBC msg/s "
+                        + "| Java / JDBC | Liberty CPU ms per REST request | client CPU ms per REST request "
+                        + "| PostgreSQL CPU ms per message: PGMQ / REST / Java / JDBC / SQL | SQL msg/s | SQL / PGMQ | Library msg/s | Library / SQL |");
+        rows.add("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         // Warm-up until the JIT has settled: Liberty's CPU per request falls about fourfold over the first ~30 000
         // requests of a fresh server, so fewer would measure the compiler, not Courier.
         for (String system : SYSTEMS) {
@@ -105,7 +106,7 @@ class QueueCycleBench {
             rows.add(String.format(
                     Locale.ROOT,
                     "| %d | %d | %.0f | %.0f | %.2f | %.0f | %.2f | %.0f | %.0f %% | %.2f | %.2f | %.2f / %.2f / %.2f / %.2f / %.2f "
-                            + "| %.0f | %.2f |",
+                            + "| %.0f | %.2f | %.0f | %.2f |",
                     workers,
                     batch,
                     perSecond[0],
@@ -123,7 +124,9 @@ class QueueCycleBench {
                     postgres[3],
                     postgres[4],
                     perSecond[4],
-                    perSecond[4] / perSecond[0]));
+                    perSecond[4] / perSecond[0],
+                    perSecond[5],
+                    perSecond[5] / perSecond[4]));
             System.out.println(rows.get(rows.size() - 1));
         }
         String table = String.join("\n", rows) + "\n";
@@ -154,7 +157,8 @@ class QueueCycleBench {
             SqlApiCycle sql)
             throws Exception {
         String queue = "cyc_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-        boolean courierQueue = system.equals("REST") || system.equals("JDBC") || system.equals("SQL");
+        boolean courierQueue =
+                system.equals("REST") || system.equals("JDBC") || system.equals("SQL") || system.equals("Library");
         if (courierQueue) {
             assertEquals(
                     201,
@@ -171,6 +175,7 @@ class QueueCycleBench {
                 case "REST" -> rest.cycle(queue, workers, batch, messages);
                 case "Java" -> javaCycle(workers, batch, messages);
                 case "SQL" -> sql.cycle(queue, workers, batch, messages);
+                case "Library" -> sql.libraryCycle(queue, workers, batch, messages);
                 default -> jdbc.cycle(queue, workers, batch, messages);
             };
             double liberty = ProcessCpu.liberty("courier") - libertyBefore;

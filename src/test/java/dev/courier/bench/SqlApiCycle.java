@@ -1,10 +1,14 @@
 package dev.courier.bench;
 
+import dev.courier.queue.jdbc.CourierQueue;
+import dev.courier.queue.jdbc.Received;
+import dev.courier.queue.jdbc.Send;
 import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -39,6 +43,48 @@ final class SqlApiCycle {
                 workers,
                 messages / batch * batch,
                 connection -> loop(connection, queue, batch, toSend, left));
+    }
+
+    /**
+     * The same loop through the queue library ({@link CourierQueue#on}, which calls the same functions): what the
+     * library costs over the statements it runs.
+     */
+    QueueBenchmark.Phase libraryCycle(String queue, int workers, int batch, int messages) throws Exception {
+        AtomicInteger toSend = new AtomicInteger(messages / batch);
+        AtomicInteger left = new AtomicInteger(messages / batch * batch);
+        return RawQueueBaseline.onConnections(
+                url,
+                user,
+                password,
+                true,
+                workers,
+                messages / batch * batch,
+                connection -> libraryLoop(CourierQueue.on(connection), queue, batch, toSend, left));
+    }
+
+    private static List<Long> libraryLoop(
+            CourierQueue library, String queue, int batch, AtomicInteger toSend, AtomicInteger left) {
+        List<Long> nanos = new ArrayList<>();
+        List<Send> sends = Collections.nCopies(batch, Send.of(QueueBenchmark.PAYLOAD_JSON));
+        while (left.get() > 0) {
+            long start = System.nanoTime();
+            if (toSend.getAndDecrement() > 0) {
+                if (batch == 1) {
+                    library.send(queue, QueueBenchmark.PAYLOAD_JSON);
+                } else {
+                    library.sendBatch(queue, sends);
+                }
+            }
+            List<Received> received = library.receive(queue, batch, Duration.ofSeconds(60));
+            if (batch == 1 && !received.isEmpty()) {
+                library.ack(received.get(0).leaseToken());
+            } else if (!received.isEmpty()) {
+                library.ackAll(received.stream().map(Received::leaseToken).toList());
+            }
+            left.addAndGet(-received.size());
+            nanos.add(System.nanoTime() - start);
+        }
+        return nanos;
     }
 
     private static List<Long> loop(

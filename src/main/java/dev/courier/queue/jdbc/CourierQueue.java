@@ -105,7 +105,16 @@ public final class CourierQueue {
 
     /** Sends one message (JSON text) to {@code queue}, deliverable at once. @return its id */
     public String send(String queue, String payload) {
-        return send(queue, Send.of(payload)).id();
+        return call(connection -> {
+            try (PreparedStatement send = connection.prepareStatement("SELECT courier.send(?, ?::jsonb)")) {
+                send.setString(1, queue);
+                send.setString(2, payload);
+                try (ResultSet row = send.executeQuery()) {
+                    row.next();
+                    return row.getString(1);
+                }
+            }
+        });
     }
 
     /** Sends one message. */
