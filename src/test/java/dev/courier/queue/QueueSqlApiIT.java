@@ -25,9 +25,9 @@ import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -35,6 +35,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * {@code psql}, in the caller's own transaction, beside a business table of the caller's: what commits, what
  * rolls back, the errors for bad input and lost leases, and one scenario through SQL and REST compared row by row.
  */
+// PostgreSQL only, decided before Arquillian deploys anything (an assumption would come after the deployment).
+@EnabledIfSystemProperty(named = "courier.db", matches = "postgres")
 @ExtendWith(ArquillianExtension.class)
 class QueueSqlApiIT {
 
@@ -48,7 +50,6 @@ class QueueSqlApiIT {
 
     @BeforeEach
     void createQueue() throws SQLException {
-        Assumptions.assumeTrue("postgres".equals(System.getProperty("courier.db")), "the SQL API is PostgreSQL's");
         queue = define("sql");
         try (Connection connection = Postgres.courier();
                 Statement ddl = connection.createStatement()) {

@@ -30,9 +30,9 @@ import org.jboss.shrinkwrap.api.ShrinkWrap;
 import org.jboss.shrinkwrap.api.spec.JavaArchive;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -40,6 +40,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * beside {@code courier.war}, sending and acknowledging in its own JTA transactions; and on a plain JDBC
  * connection from this test, in its local transactions. Courier's REST API sees what the library wrote.
  */
+// PostgreSQL only, decided before Arquillian deploys anything (an assumption would come after the deployment).
+@EnabledIfSystemProperty(named = "courier.db", matches = "postgres")
 @ExtendWith(ArquillianExtension.class)
 class QueueLibraryIT {
 
@@ -64,7 +66,6 @@ class QueueLibraryIT {
 
     @BeforeEach
     void setUp() throws SQLException {
-        Assumptions.assumeTrue("postgres".equals(System.getProperty("courier.db")), "the library is PostgreSQL's");
         queue = "lib" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         assertEquals(
                 201,

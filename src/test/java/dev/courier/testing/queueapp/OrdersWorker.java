@@ -35,7 +35,7 @@ public final class OrdersWorker {
                 for (Received message : work.receive(queue, 10, Duration.ofSeconds(5))) {
                     try (PreparedStatement effect =
                             connection.prepareStatement("INSERT INTO kill_effect (order_no) VALUES (?)")) {
-                        effect.setString(1, message.payload().replaceAll("\\D", ""));
+                        effect.setInt(1, Integer.parseInt(message.payload().replaceAll("\\D", "")));
                         effect.executeUpdate();
                     }
                     work.ack(message.leaseToken());
