@@ -147,6 +147,7 @@ final class RawQueueBaseline {
         claim.setTimestamp(6, Timestamp.from(now.plusSeconds(60)));
         claim.setTimestamp(7, Timestamp.from(now.plusSeconds(60)));
         claim.setArray(8, connection.createArrayOf("float8", DELAYS));
+        claim.setLong(9, 4_194_304L); // courier.queue.max-page-bytes' default, as the server's claim has it
         List<String[]> claimed = new ArrayList<>();
         try (ResultSet rows = claim.executeQuery()) {
             while (rows.next()) {
