@@ -33,16 +33,8 @@ final class SqlApiCycle {
     }
 
     QueueBenchmark.Phase cycle(String queue, int workers, int batch, int messages) throws Exception {
-        AtomicInteger toSend = new AtomicInteger(messages / batch);
-        AtomicInteger left = new AtomicInteger(messages / batch * batch);
-        return RawQueueBaseline.onConnections(
-                url,
-                user,
-                password,
-                true,
-                workers,
-                messages / batch * batch,
-                connection -> loop(connection, queue, batch, toSend, left));
+        return run(
+                workers, batch, messages, (connection, toSend, left) -> loop(connection, queue, batch, toSend, left));
     }
 
     /**
@@ -50,6 +42,19 @@ final class SqlApiCycle {
      * library costs over the statements it runs.
      */
     QueueBenchmark.Phase libraryCycle(String queue, int workers, int batch, int messages) throws Exception {
+        return run(
+                workers,
+                batch,
+                messages,
+                (connection, toSend, left) -> libraryLoop(CourierQueue.on(connection), queue, batch, toSend, left));
+    }
+
+    /** A worker's loop over the messages still to send and to take. */
+    private interface Loop {
+        List<Long> run(Connection connection, AtomicInteger toSend, AtomicInteger left) throws SQLException;
+    }
+
+    private QueueBenchmark.Phase run(int workers, int batch, int messages, Loop loop) throws Exception {
         AtomicInteger toSend = new AtomicInteger(messages / batch);
         AtomicInteger left = new AtomicInteger(messages / batch * batch);
         return RawQueueBaseline.onConnections(
@@ -59,7 +64,7 @@ final class SqlApiCycle {
                 true,
                 workers,
                 messages / batch * batch,
-                connection -> libraryLoop(CourierQueue.on(connection), queue, batch, toSend, left));
+                connection -> loop.run(connection, toSend, left));
     }
 
     private static List<Long> libraryLoop(
