@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.courier.testing.DatabaseIndependent;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * passwords the server's own callers present (the demo services', the tests') are in an owner-only file of their
  * own. Needs the built Liberty (its securityUtility hashes the passwords), hence an integration test.
  */
+@DatabaseIndependent
 class CredentialsIT {
 
     @TempDir

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.courier.testing.Broker;
 import dev.courier.testing.CourierDeployment;
+import dev.courier.testing.DatabaseIndependent;
 import dev.courier.testing.Eventually;
 import dev.courier.testing.Http;
 import jakarta.jms.JMSSecurityRuntimeException;
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * else, the broker speaks the one protocol Courier uses, and its files are its owner's. Plain JMS clients, as a
  * consumer outside Courier would be.
  */
+@DatabaseIndependent
 @ExtendWith(ArquillianExtension.class)
 class BrokerAccountsIT {
 

@@ -3,6 +3,7 @@ package dev.courier.tracing;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.courier.testing.DatabaseIndependent;
 import dev.courier.testing.Eventually;
 import dev.courier.testing.Http;
 import dev.courier.testing.LibertyProcess;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.Test;
  * stored with the message and the consumer span that is its child: across the queue (send → receive) and across
  * the broker (prepare → publish → the subscriber's process span, made by {@code ReliableConsumer}).
  */
+@DatabaseIndependent
 class TraceServerIT {
 
     private static final Duration EXPORTED = Duration.ofSeconds(30);

@@ -28,6 +28,7 @@ import dev.courier.contract.model.ReplayRequest;
 import dev.courier.contract.model.SendRequest;
 import dev.courier.contract.model.SubscribeRequest;
 import dev.courier.testing.CourierDeployment;
+import dev.courier.testing.DatabaseIndependent;
 import dev.courier.testing.Eventually;
 import dev.courier.testing.Http;
 import jakarta.json.Json;
@@ -49,6 +50,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * {@code native}): a short round trip of each capability, and a refused call whose problem body the client
  * hands back. A document that does not describe the real requests and answers breaks these calls.
  */
+@DatabaseIndependent
 @ExtendWith(ArquillianExtension.class)
 class ContractIT {
 

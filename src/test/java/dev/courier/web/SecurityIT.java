@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.courier.testing.CourierDeployment;
+import dev.courier.testing.DatabaseIndependent;
 import dev.courier.testing.Http;
 import jakarta.json.JsonObject;
 import java.io.IOException;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * anonymous caller (401), as users who lack its role (403) and as a user who holds it (neither). The expected
  * roles are the table below: an operation added without an entry, or without {@code @RolesAllowed}, fails here.
  */
+@DatabaseIndependent
 @ExtendWith(ArquillianExtension.class)
 class SecurityIT {
 

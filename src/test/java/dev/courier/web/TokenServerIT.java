@@ -3,6 +3,7 @@ package dev.courier.web;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.courier.testing.DatabaseIndependent;
 import dev.courier.testing.Http;
 import dev.courier.testing.LibertyProcess;
 import jakarta.json.Json;
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.Test;
  * expired token, another issuer, another audience or none, another key's signature, no token, or Basic credentials
  * get 401; a token over plain HTTP from another host gets 403.
  */
+@DatabaseIndependent
 class TokenServerIT {
 
     private static final String ISSUER = "https://issuer.courier.test";
