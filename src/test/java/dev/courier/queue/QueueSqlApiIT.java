@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.courier.testing.CourierDeployment;
+import dev.courier.testing.Eventually;
 import dev.courier.testing.Http;
 import dev.courier.testing.Postgres;
 import jakarta.json.JsonObject;
@@ -16,8 +17,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -243,6 +247,125 @@ class QueueSqlApiIT {
                 assertState("CQ400", headers::executeQuery);
             }
             assertEquals(0, rows(app, queue), "a refused call, a batch among them, writes nothing");
+        }
+    }
+
+    /**
+     * A queue defined through SQL is Courier's like any other (REST reads its settings); its dead messages are
+     * listed with their history, replayed (once: a replayed id is no longer dead) and purged; dropping it takes its
+     * messages; every bad setting or argument gets CQ400, an unknown queue CQ404, the queue limit CQ4L9.
+     */
+    @Test
+    void a_queue_defined_through_sql_has_its_dead_letters_listed_replayed_purged_and_is_dropped() throws Exception {
+        String name = "sqldef" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        try (Connection app = Postgres.courier()) {
+            app.setAutoCommit(true);
+            assertEquals("t", call(app, "SELECT courier.define_queue(?, max_attempts => 1)", name));
+            assertEquals(
+                    "f", call(app, "SELECT courier.define_queue(?, lease => '20 seconds', max_attempts => 1)", name));
+            JsonObject defined = Eventually.await("the new lease through REST", Duration.ofSeconds(10), () -> {
+                JsonObject q = http.get("api/queues/" + name).json();
+                return q.getInt("leaseSeconds") == 20 ? Optional.of(q) : Optional.empty();
+            });
+            assertEquals(1, defined.getInt("maxAttempts"), defined::toString);
+
+            List<String> ids = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                ids.add(send(app, name, "{\"n\": " + i + "}"));
+            }
+            for (Received message : receive(app, name, 3, null)) {
+                release(app, message.token(), null, "poison " + message.id());
+            }
+            Collections.sort(ids);
+            assertEquals(
+                    ids.subList(0, 2),
+                    column(app, "SELECT id FROM courier.dead_letters(?, max => 2)", name),
+                    "the first page, in id order");
+            assertEquals(
+                    ids.subList(2, 3),
+                    column(app, "SELECT id FROM courier.dead_letters(?, ?::uuid, 2)", name, ids.get(1)));
+            assertEquals(
+                    "poison " + ids.get(0) + "|RELEASED|1",
+                    call(
+                            app,
+                            "SELECT last_error || '|' || (history->0->>'kind') || '|' || jsonb_array_length(history) "
+                                    + "FROM courier.dead_letters(?) WHERE id = ?::uuid",
+                            name,
+                            ids.get(0)));
+
+            String[] first = {ids.get(0)};
+            assertEquals("1", call(app, "SELECT courier.replay(?, ?::uuid[])", name, first));
+            assertEquals("0", call(app, "SELECT courier.replay(?, ?::uuid[])", name, first), "no longer dead");
+            Received again = receive(app, name, 1, null).get(0);
+            assertEquals(ids.get(0), again.id());
+            assertEquals(1, again.attempt(), "attempts counted afresh");
+            assertEquals("1", call(app, "SELECT courier.purge(?, ?::uuid[])", name, new String[] {ids.get(1)}));
+            assertEquals("1", call(app, "SELECT courier.purge(?)", name), "every dead message left");
+            assertEquals(1, rows(app, name), "the replayed one is live");
+
+            assertState("CQ400", () -> call(app, "SELECT courier.define_queue('1bad')"));
+            assertState("CQ400", () -> call(app, "SELECT courier.define_queue(?, lease => '13 hours')", name));
+            assertState("CQ400", () -> call(app, "SELECT courier.define_queue(?, max_attempts => 0)", name));
+            assertState("CQ400", () -> call(app, "SELECT courier.define_queue(?, backoff_multiplier => 0.5)", name));
+            assertState(
+                    "CQ400",
+                    () -> call(
+                            app,
+                            "SELECT courier.define_queue(?, backoff_initial => '2 min', backoff_max => '1 min')",
+                            name));
+            assertState("CQ400", () -> call(app, "SELECT count(*) FROM courier.dead_letters(?, max => 0)", name));
+            assertState("CQ400", () -> call(app, "SELECT courier.replay(?, rate => 0)", name));
+            assertState("22P02", () -> call(app, "SELECT courier.purge(?, ARRAY['not-an-id']::uuid[])", name));
+            assertState("CQ404", () -> call(app, "SELECT count(*) FROM courier.dead_letters('no_such_queue')"));
+            assertState("CQ404", () -> call(app, "SELECT courier.replay('no_such_queue')"));
+            assertState("CQ404", () -> call(app, "SELECT courier.drop_queue('no_such_queue')"));
+            assertEquals(
+                    "20000|1",
+                    call(app, "SELECT lease_ms || '|' || max_attempts FROM courier_queue WHERE name = ?", name),
+                    "a refused definition changes nothing");
+
+            String limit = call(app, "SELECT max_queues::text FROM courier_queue_limits");
+            try {
+                call(
+                        app,
+                        "UPDATE courier_queue_limits SET max_queues = (SELECT count(*) FROM courier_queue) "
+                                + "RETURNING 1");
+                assertState("CQ4L9", () -> call(app, "SELECT courier.define_queue('sqldef_one_too_many')"));
+                assertEquals("f", call(app, "SELECT courier.define_queue(?, max_attempts => 1)", name), "an update");
+            } finally {
+                call(app, "UPDATE courier_queue_limits SET max_queues = ?::int RETURNING 1", limit);
+            }
+
+            call(app, "SELECT courier.drop_queue(?)::text", name);
+            assertEquals(0, rows(app, name), "dropped with its message");
+            assertEquals(404, http.get("api/queues/" + name).status());
+        }
+    }
+
+    /** The one value {@code sql} answers, with {@code args} bound in order. */
+    private static String call(Connection app, String sql, Object... args) throws SQLException {
+        try (PreparedStatement statement = app.prepareStatement(sql)) {
+            bind(app, statement, args);
+            return single(statement);
+        }
+    }
+
+    private static List<String> column(Connection app, String sql, Object... args) throws SQLException {
+        try (PreparedStatement statement = app.prepareStatement(sql)) {
+            bind(app, statement, args);
+            List<String> values = new ArrayList<>();
+            try (ResultSet rows = statement.executeQuery()) {
+                while (rows.next()) {
+                    values.add(rows.getString(1));
+                }
+            }
+            return values;
+        }
+    }
+
+    private static void bind(Connection app, PreparedStatement statement, Object... args) throws SQLException {
+        for (int i = 0; i < args.length; i++) {
+            statement.setObject(i + 1, args[i] instanceof String[] array ? app.createArrayOf("text", array) : args[i]);
         }
     }
 

@@ -103,6 +103,112 @@ public final class CourierQueue {
         });
     }
 
+    /**
+     * Creates {@code queue} with {@code definition}, or updates an existing queue's settings (its messages follow
+     * them from their next delivery on; Courier's servers see them within {@code courier.queue.settings-ttl}).
+     * A queue made here has no grants: who may use it through REST is Courier's configuration.
+     *
+     * @return true when the queue was created
+     * @throws QueueException {@link QueueException.Reason#INVALID} for a bad name or setting,
+     *     {@link QueueException.Reason#LIMIT_REACHED} when {@code courier.queue.max-queues} exist already
+     */
+    public boolean define(String queue, QueueDefinition definition) {
+        Objects.requireNonNull(definition, "definition is required");
+        return call(connection -> {
+            try (PreparedStatement define = connection.prepareStatement("SELECT courier.define_queue(?, "
+                    + "? * interval '1 millisecond', ?, ? * interval '1 millisecond', ?, "
+                    + "? * interval '1 millisecond')")) {
+                define.setString(1, queue);
+                setMillis(define, 2, definition.lease());
+                define.setInt(3, definition.maxAttempts());
+                setMillis(define, 4, definition.backoffInitial());
+                define.setDouble(5, definition.backoffMultiplier());
+                setMillis(define, 6, definition.backoffMax());
+                try (ResultSet row = define.executeQuery()) {
+                    row.next();
+                    return row.getBoolean(1);
+                }
+            }
+        });
+    }
+
+    /** Drops {@code queue} with all its messages, live and dead. @throws QueueException QUEUE_NOT_FOUND */
+    public void drop(String queue) {
+        run("SELECT courier.drop_queue(?)", statement -> statement.setString(1, queue));
+    }
+
+    /**
+     * A page of {@code queue}'s dead messages in id order, after {@code afterId} ({@code null}: from the first), at
+     * most {@code max} (1 to 500). Pass the last one's id to read the next page.
+     */
+    public List<DeadLetter> deadLetters(String queue, String afterId, int max) {
+        return call(connection -> {
+            try (PreparedStatement select = connection.prepareStatement("SELECT d.id, d.attempt, d.payload::text, "
+                    + "(SELECT array_agg(h.key) FROM jsonb_each_text(d.headers) h), "
+                    + "(SELECT array_agg(h.value) FROM jsonb_each_text(d.headers) h), "
+                    + "d.payload_type, d.last_error, d.history::text, d.created_at, d.dead_at "
+                    + "FROM courier.dead_letters(?, ?::uuid, ?) d")) {
+                select.setString(1, queue);
+                select.setString(2, afterId);
+                select.setInt(3, max);
+                List<DeadLetter> dead = new ArrayList<>();
+                try (ResultSet rows = select.executeQuery()) {
+                    while (rows.next()) {
+                        dead.add(new DeadLetter(
+                                rows.getString(1),
+                                rows.getInt(2),
+                                rows.getString(3),
+                                headers(rows.getArray(4), rows.getArray(5)),
+                                rows.getString(6),
+                                rows.getString(7),
+                                rows.getString(8),
+                                rows.getObject(9, OffsetDateTime.class).toInstant(),
+                                rows.getObject(10, OffsetDateTime.class).toInstant()));
+                    }
+                }
+                return dead;
+            }
+        });
+    }
+
+    /**
+     * Makes dead messages live again, deliverable now with their attempts counted afresh (history kept); ids that
+     * are not dead messages of {@code queue} are skipped. @param ids empty for every dead message of the queue
+     * @return how many it replayed
+     */
+    public int replay(String queue, List<String> ids) {
+        return deadLetterCall("SELECT courier.replay(?, ?::uuid[])", queue, ids, null);
+    }
+
+    /**
+     * {@link #replay(String, List)}, paced: the i-th message (in id order, from 0) becomes deliverable
+     * {@code i / ratePerSecond} seconds from now, so that replaying many does not flood the receivers.
+     */
+    public int replay(String queue, List<String> ids, double ratePerSecond) {
+        return deadLetterCall("SELECT courier.replay(?, ?::uuid[], ?)", queue, ids, ratePerSecond);
+    }
+
+    /** Deletes dead messages for good. @param ids empty for every dead message of the queue @return how many */
+    public int purge(String queue, List<String> ids) {
+        return deadLetterCall("SELECT courier.purge(?, ?::uuid[])", queue, ids, null);
+    }
+
+    private int deadLetterCall(String sql, String queue, List<String> ids, Double rate) {
+        return call(connection -> {
+            try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                statement.setString(1, queue);
+                statement.setArray(2, texts(connection, ids));
+                if (rate != null) {
+                    statement.setDouble(3, rate);
+                }
+                try (ResultSet row = statement.executeQuery()) {
+                    row.next();
+                    return row.getInt(1);
+                }
+            }
+        });
+    }
+
     /** Sends one message (JSON text) to {@code queue}, deliverable at once. @return its id */
     public String send(String queue, String payload) {
         return call(connection -> {
@@ -241,7 +347,7 @@ public final class CourierQueue {
     }
 
     /** Extends a lease to {@code extension} from now (at most 12 hours). @return when it now ends */
-    public Instant renew(String leaseToken, Duration extension) {
+    public Instant renewLease(String leaseToken, Duration extension) {
         return call(connection -> {
             try (PreparedStatement renew =
                     connection.prepareStatement("SELECT courier.renew(?, ? * interval '1 millisecond')")) {

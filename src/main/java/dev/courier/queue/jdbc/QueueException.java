@@ -19,6 +19,8 @@ public final class QueueException extends RuntimeException {
         STALE_LEASE(409),
         /** The message is gone: already acknowledged ({@code CQ410}). */
         MESSAGE_GONE(410),
+        /** Creating a queue would pass {@code courier.queue.max-queues} ({@code CQ4L9}). */
+        LIMIT_REACHED(409),
         /** A payload over the configured limit ({@code CQ413}). */
         PAYLOAD_TOO_LARGE(413),
         /** The database failed the call (connection lost, no privilege, ...): see the cause. */
@@ -55,6 +57,7 @@ public final class QueueException extends RuntimeException {
             case "CQ409" -> Reason.STALE_LEASE;
             case "CQ410" -> Reason.MESSAGE_GONE;
             case "CQ413" -> Reason.PAYLOAD_TOO_LARGE;
+            case "CQ4L9" -> Reason.LIMIT_REACHED;
             default -> Reason.DATABASE;
         };
         return new QueueException(reason, e.getMessage(), e);

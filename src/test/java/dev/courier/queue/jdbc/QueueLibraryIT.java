@@ -21,6 +21,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -184,7 +185,7 @@ class QueueLibraryIT {
                     .orElseThrow();
             assertEquals(Map.of("trace", "t \"1\""), second.headers());
             assertEquals(1, second.attempt());
-            Instant renewed = jdbc.renew(second.leaseToken(), Duration.ofMinutes(1));
+            Instant renewed = jdbc.renewLease(second.leaseToken(), Duration.ofMinutes(1));
             assertTrue(renewed.isAfter(second.leaseExpiresAt()));
             jdbc.release(second.leaseToken(), Duration.ZERO, "later");
             Received first = received.stream()
@@ -218,6 +219,74 @@ class QueueLibraryIT {
         assertEquals(1, left.getInt("depth"), left::toString);
         assertEquals(0, left.getInt("ready"), "the follow-up is scheduled an hour out");
         assertFalse(left.isNull("name"));
+    }
+
+    /**
+     * The queue's life through the library, as an application's own work: defined in the transaction that first
+     * sends to it (rolled back, neither exists), its message dead after its one attempt and listed with its history,
+     * replayed paced, purged, and the queue dropped.
+     */
+    @Test
+    void an_application_defines_its_queue_and_handles_its_dead_letters_in_its_own_transactions() throws Exception {
+        String own = "libdef" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        try (Connection connection = Postgres.courier()) {
+            connection.setAutoCommit(false);
+            CourierQueue jdbc = CourierQueue.on(connection);
+            QueueDefinition once = QueueDefinition.DEFAULTS.withMaxAttempts(1);
+            assertTrue(jdbc.define(own, once));
+            jdbc.send(own, "{\"n\": 0}");
+            connection.rollback();
+            assertEquals(0, count("SELECT COUNT(*) FROM courier_queue WHERE name = ?", own), "rolled back");
+
+            assertTrue(jdbc.define(own, once));
+            assertFalse(jdbc.define(own, once.withLease(Duration.ofSeconds(20))), "an update");
+            List<String> ids = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                ids.add(jdbc.send(own, Send.of("{\"n\": " + i + "}").withHeaders(Map.of("h", "v" + i)))
+                        .id());
+            }
+            connection.commit();
+            for (Received message : jdbc.receive(own, 3)) {
+                jdbc.release(message.leaseToken(), null, "cannot parse " + message.payload());
+            }
+            connection.commit();
+
+            List<DeadLetter> dead = jdbc.deadLetters(own, null, 10);
+            assertEquals(
+                    ids.stream().sorted().toList(),
+                    dead.stream().map(DeadLetter::id).toList());
+            DeadLetter one = dead.stream()
+                    .filter(d -> d.id().equals(ids.get(1)))
+                    .findFirst()
+                    .orElseThrow();
+            assertEquals(Map.of("h", "v1"), one.headers());
+            assertEquals("cannot parse {\"n\": 1}", one.lastError());
+            assertTrue(one.history().contains("\"kind\": \"RELEASED\""), one.history());
+            assertEquals(2, jdbc.deadLetters(own, dead.get(0).id(), 10).size(), "the page after the first");
+
+            assertEquals(2, jdbc.replay(own, List.of(ids.get(0), ids.get(1)), 0.5), "paced: one each 2 s");
+            connection.commit();
+            assertEquals(1, jdbc.receive(own, 2).size(), "the second is due 2 s after the first");
+            connection.rollback();
+            assertEquals(1, jdbc.purge(own, List.of()));
+            assertEquals(0, jdbc.purge(own, List.of(ids.get(2))), "already purged");
+            connection.commit();
+
+            QueueException bad =
+                    assertThrows(QueueException.class, () -> jdbc.define(own, once.withLease(Duration.ofHours(13))));
+            assertEquals(QueueException.Reason.INVALID, bad.reason(), bad::getMessage);
+            connection.rollback();
+            QueueException badName = assertThrows(QueueException.class, () -> jdbc.define("no-dashes", once));
+            assertEquals(QueueException.Reason.INVALID, badName.reason());
+            connection.rollback();
+
+            jdbc.drop(own);
+            connection.commit();
+            assertEquals(0, count("SELECT COUNT(*) FROM courier_message WHERE queue = ?", own), "with its messages");
+            QueueException gone = assertThrows(QueueException.class, () -> jdbc.drop(own));
+            assertEquals(QueueException.Reason.QUEUE_NOT_FOUND, gone.reason());
+            connection.rollback();
+        }
     }
 
     private static int count(String sql, String value) throws SQLException {
