@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.courier.queue.jdbc.CourierQueue;
+import dev.courier.queue.jdbc.Send;
 import dev.courier.testing.CourierDeployment;
 import dev.courier.testing.Eventually;
 import dev.courier.testing.Http;
@@ -20,7 +22,9 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -37,7 +41,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * The SQL API (the functions of the schema {@code courier}, db/migration/postgresql/V14) from plain JDBC and
  * {@code psql}, in the caller's own transaction, beside a business table of the caller's: what commits, what
- * rolls back, the errors for bad input and lost leases, and one scenario through SQL and REST compared row by row.
+ * rolls back, the errors for bad input and lost leases, and one scenario through SQL, the library and REST
+ * compared row by row.
  */
 // PostgreSQL only, decided before Arquillian deploys anything (an assumption would come after the deployment).
 @EnabledIfSystemProperty(named = "courier.db", matches = "postgres")
@@ -325,6 +330,7 @@ class QueueSqlApiIT {
                     "a refused definition changes nothing");
 
             String limit = call(app, "SELECT max_queues::text FROM courier_queue_limits");
+            assertEquals("250", limit, "the server's courier.queue.max-queues (the pom's), written at its start");
             try {
                 call(
                         app,
@@ -514,8 +520,9 @@ class QueueSqlApiIT {
      * leaves (state, attempt, last error, history's kinds, payload, headers) are the same.
      */
     @Test
-    void one_scenario_through_sql_and_through_rest_leaves_the_same_rows() throws Exception {
+    void one_scenario_through_sql_the_library_and_rest_leaves_the_same_rows() throws Exception {
         String rest = define("rest");
+        String library = define("lib");
         try (Connection app = Postgres.courier()) {
             app.setAutoCommit(true);
             // SQL: three messages; ack one, release one (kept, retried), release one twice (dead)
@@ -568,9 +575,30 @@ class QueueSqlApiIT {
                     .orElseThrow();
             assertEquals(204, releaseRest(rest, again, "{\"reason\": \"bad again\"}"));
 
-            assertEquals(comparable(app, rest), comparable(app, queue));
+            // The library (CourierQueue on this connection): the same
+            CourierQueue jdbc = CourierQueue.on(app);
+            for (int n = 1; n <= 3; n++) {
+                jdbc.send(
+                        library, Send.of("{\"n\": " + n + "}").withKey("k" + n).withHeaders(Map.of("h", "v")));
+            }
+            List<dev.courier.queue.jdbc.Received> byLibrary = new ArrayList<>(jdbc.receive(library, 3));
+            byLibrary.sort(Comparator.comparing(dev.courier.queue.jdbc.Received::payload));
+            jdbc.ack(byLibrary.get(0).leaseToken());
+            jdbc.release(byLibrary.get(1).leaseToken(), Duration.ZERO, "later");
+            jdbc.release(byLibrary.get(2).leaseToken(), Duration.ZERO, "bad");
+            dev.courier.queue.jdbc.Received third = jdbc.receive(library, 3).stream()
+                    .filter(r -> r.payload().contains("3"))
+                    .findFirst()
+                    .orElseThrow();
+            jdbc.release(third.leaseToken(), null, "bad again");
+
+            List<String> expected = comparable(app, queue);
+            assertEquals(2, expected.size(), expected::toString);
+            assertEquals(expected, comparable(app, rest), "REST");
+            assertEquals(expected, comparable(app, library), "the library");
         } finally {
             http.delete("api/queues/" + rest);
+            http.delete("api/queues/" + library);
         }
     }
 

@@ -207,6 +207,11 @@ class QueueLibraryIT {
             QueueException malformed = assertThrows(QueueException.class, () -> jdbc.ack("nonsense"));
             assertEquals(QueueException.Reason.INVALID, malformed.reason());
             connection.rollback();
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> jdbc.sendBatch(
+                            queue, List.of(Send.of("{}"), Send.of("{}").after(Duration.ofSeconds(1)))),
+                    "one delay per batch, as the SQL API takes it");
 
             Received again = jdbc.receive(queue, 1).get(0);
             assertEquals(keyed.id(), again.id());
