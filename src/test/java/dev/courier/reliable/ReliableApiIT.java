@@ -10,7 +10,12 @@ import dev.courier.testing.CourierDeployment;
 import dev.courier.testing.Eventually;
 import dev.courier.testing.Http;
 import dev.courier.testing.Metrics;
+import dev.courier.testing.Postgres;
 import jakarta.json.JsonObject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -24,6 +29,7 @@ import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -42,6 +48,60 @@ class ReliableApiIT {
     @AfterEach
     void disarm() {
         http.delete("api/test/faults");
+    }
+
+    /**
+     * The redelivery round claims an overdue delivery without its message's lock (it moves only the deadline and
+     * the version), so a consumed report that read the delivery can lose its version to the claim before it moves
+     * it. Forced here: the test holds the delivery's row, the report reads it and waits to move it, the test moves
+     * its version as the claim does and lets go; the report reads the row again and completes the message (before
+     * the fix it answered 500: "a delivery changed under its message's lock"). PostgreSQL only: the interleaving is
+     * made with its row lock and seen in {@code pg_locks}.
+     */
+    @Test
+    void a_consumed_report_that_loses_the_delivery_to_the_redelivery_claim_reads_it_again() throws Exception {
+        Assumptions.assumeTrue("postgres".equals(System.getProperty("courier.db")), "PostgreSQL's row lock");
+        f.register(f.producer, "BARRIER").subscribe("a");
+        String id = f.prepare("{\"n\": 1}", 10);
+        assertEquals(
+                "SENT", http.post("api/messages/" + id + "/confirm", "").json().getString("state"));
+        Eventually.until("published", Fixture.SETTLE, () -> Broker.messagesAdded(f.topic + ".a") == 1);
+        ExecutorService reporter = Executors.newSingleThreadExecutor();
+        try (Connection claim = Postgres.courier()) {
+            claim.setAutoCommit(false);
+            try (PreparedStatement hold = claim.prepareStatement(
+                    "SELECT 1 FROM courier_rm_delivery WHERE message_id = ? AND subscriber = 'a' FOR UPDATE")) {
+                hold.setString(1, id);
+                hold.executeQuery().close();
+            }
+            Future<Http.Response> report = reporter.submit(
+                    () -> Http.server().post("api/messages/" + id + "/consumed", "{\"subscriber\": \"a\"}"));
+            Eventually.until("the report waits to move the delivery", Duration.ofSeconds(20), () -> {
+                // pg_locks, not pg_stat_activity: Courier's sessions may be another role's, whose queries are hidden
+                try (PreparedStatement waiting = claim.prepareStatement("SELECT count(*) FROM pg_locks "
+                        + "WHERE NOT granted AND locktype = 'transactionid' AND transactionid = "
+                        + "pg_current_xact_id()::text::xid")) {
+                    try (ResultSet row = waiting.executeQuery()) {
+                        row.next();
+                        return row.getInt(1) == 1;
+                    }
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            try (PreparedStatement claimed = claim.prepareStatement("UPDATE courier_rm_delivery "
+                    + "SET next_attempt_at = next_attempt_at + interval '1 minute', version = version + 1 "
+                    + "WHERE message_id = ? AND subscriber = 'a'")) {
+                claimed.setString(1, id);
+                assertEquals(1, claimed.executeUpdate());
+            }
+            claim.commit();
+            Http.Response answer = report.get(30, TimeUnit.SECONDS);
+            assertEquals(200, answer.status(), answer::toString);
+            assertEquals("COMPLETED", answer.json().getString("state"));
+        } finally {
+            reporter.shutdownNow();
+        }
     }
 
     @Test
