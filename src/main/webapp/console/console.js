@@ -141,6 +141,7 @@ async function overview(live = () => true) {
         record(q.name, q.ready, acked);
         return h('tr', { 'data-queue': q.name },
             h('td', {}, link('#/queue/' + encodeURIComponent(q.name), q.name)),
+            h('td', { 'data-field': 'database' }, q.database),
             h('td', { class: 'num', 'data-field': 'depth' }, q.depth),
             h('td', { class: 'num', 'data-field': 'ready' }, q.ready),
             h('td', { class: 'num' }, Math.max(0, q.depth - q.ready - q.dead)),
@@ -160,7 +161,7 @@ async function overview(live = () => true) {
 
     const sections = [
         h('h2', {}, 'Queues'),
-        table('queues', ['Queue', 'Depth', 'Ready', 'Scheduled or leased', 'Dead', 'Oldest ready age s', 'Waiting receivers', 'Sent/s', 'Acked/s'], rows),
+        table('queues', ['Queue', 'Database', 'Depth', 'Ready', 'Scheduled or leased', 'Dead', 'Oldest ready age s', 'Waiting receivers', 'Sent/s', 'Acked/s'], rows),
         h('h2', {}, 'Throughput and depth'),
         h('div', { id: 'chart' }),
         h('p', { class: 'muted' }, 'Per queue: ready messages (left axis) and acks per second on this server (right axis), every 5 s.')
@@ -289,7 +290,7 @@ async function queuePage(name, query, live = () => true) {
     h('button', { type: 'submit' }, 'Filter'));
     render(live, 
         h('h2', {}, 'Queue ', name),
-        h('p', {}, `depth ${info.depth}, ready ${info.ready}, dead ${info.dead}; lease ${info.leaseSeconds} s, ${info.maxAttempts} attempts `,
+        h('p', {}, `in database ${info.database}; depth ${info.depth}, ready ${info.ready}, dead ${info.dead}; lease ${info.leaseSeconds} s, ${info.maxAttempts} attempts `,
             info.dead > 0 ? link('#/dead/' + encodeURIComponent(name), '→ dead letters') : ''),
         form,
         messageTable(page.messages, m => base + '/' + encodeURIComponent(m.id)),

@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
@@ -63,38 +64,12 @@ public class DatabaseClock extends Clock {
     @ConfigProperty(name = "courier.clock.refresh", defaultValue = "PT1S")
     Duration refresh;
 
-    private volatile Reading reading;
-    /** {@link System#nanoTime} of the last try to read the database's clock. */
-    private final AtomicLong triedAt = new AtomicLong(System.nanoTime() - Long.MAX_VALUE / 2);
-
-    private final DatabaseTimes given = new DatabaseTimes();
+    /** {@code jdbc/courier}'s readings; a queue database has its own ({@link #of}). */
+    private final Readings readings = new Readings(() -> dataSource);
 
     /** The database's time now, reading its clock through {@code connection} when the last reading is old. */
     public Instant now(Connection connection) throws SQLException {
-        if (!readsDatabase()) {
-            return server.instant();
-        }
-        long start = System.nanoTime();
-        Reading known = reading;
-        if (known != null && !claimRefresh(start)) {
-            return estimate(known, start);
-        }
-        return read(connection, start, known);
-    }
-
-    private Instant read(Connection connection, long start, Reading known) throws SQLException {
-        try (PreparedStatement query = connection.prepareStatement(SELECT_CLOCK);
-                ResultSet rows = query.executeQuery()) {
-            rows.next();
-            Instant database = Columns.instant(rows, 1);
-            long roundTrip = System.nanoTime() - start;
-            // A slow round trip says little about when the database read its clock; an old reading, kept while
-            // every round trip is slow (a distant database), drifts with this server's monotonic clock.
-            if (known == null || roundTrip <= MAX_ROUND_TRIP_NANOS || start - known.nanos() > MAX_READING_AGE_NANOS) {
-                reading = new Reading(database, start + roundTrip / 2);
-            }
-            return given(database);
-        }
+        return readings.now(connection);
     }
 
     /**
@@ -102,7 +77,7 @@ public class DatabaseClock extends Clock {
      * database's), as this clock gives times out: never a little earlier than one given before, shifted for tests.
      */
     public Instant given(Instant database) {
-        return database == null ? server.instant() : given.next(database).plus(shift.ahead());
+        return readings.given(database);
     }
 
     /**
@@ -111,35 +86,104 @@ public class DatabaseClock extends Clock {
      */
     @Override
     public Instant instant() {
-        if (!readsDatabase()) {
-            return server.instant();
-        }
-        long start = System.nanoTime();
-        Reading known = reading;
-        if (known != null && !claimRefresh(start)) {
-            return estimate(known, start);
-        }
-        try (Connection connection = dataSource.getConnection()) {
-            return read(connection, start, known);
-        } catch (SQLException | RuntimeException e) {
-            if (known == null) {
-                throw new IllegalStateException("reading the database's clock failed", e);
-            }
-            return estimate(known, System.nanoTime());
-        }
+        return readings.instant();
+    }
+
+    /** {@code jdbc/courier}'s clock as {@link Readings}. */
+    public Readings readings() {
+        return readings;
     }
 
     /**
-     * Whether this caller reads the database's clock now: the last try is older than the refresh interval and no
-     * other caller took this turn first. Marks the try, so a database that cannot be read is tried once a refresh.
+     * The clock of another database, {@code other} (a queue database of Courier's: its times are its own, which
+     * the SQL API's functions there use too), read and estimated as this one is.
      */
-    private boolean claimRefresh(long now) {
-        long last = triedAt.get();
-        return now - last > refresh.toNanos() && triedAt.compareAndSet(last, now);
+    public Readings of(DataSource other) {
+        return new Readings(() -> other);
     }
 
-    private Instant estimate(Reading known, long now) {
-        return given(known.database().plusNanos(now - known.nanos()));
+    /** One database's clock: its last reading and the estimate from it. */
+    public final class Readings {
+
+        private final Supplier<DataSource> source;
+        private volatile Reading reading;
+        /** {@link System#nanoTime} of the last try to read the database's clock. */
+        private final AtomicLong triedAt = new AtomicLong(System.nanoTime() - Long.MAX_VALUE / 2);
+
+        private final DatabaseTimes given = new DatabaseTimes();
+
+        private Readings(Supplier<DataSource> source) {
+            this.source = source;
+        }
+
+        /** The database's time now, reading its clock through {@code connection} when the last reading is old. */
+        public Instant now(Connection connection) throws SQLException {
+            if (!readsDatabase()) {
+                return server.instant();
+            }
+            long start = System.nanoTime();
+            Reading known = reading;
+            if (known != null && !claimRefresh(start)) {
+                return estimate(known, start);
+            }
+            return read(connection, start, known);
+        }
+
+        private Instant read(Connection connection, long start, Reading known) throws SQLException {
+            try (PreparedStatement query = connection.prepareStatement(SELECT_CLOCK);
+                    ResultSet rows = query.executeQuery()) {
+                rows.next();
+                Instant database = Columns.instant(rows, 1);
+                long roundTrip = System.nanoTime() - start;
+                // A slow round trip says little about when the database read its clock; an old reading, kept while
+                // every round trip is slow (a distant database), drifts with this server's monotonic clock.
+                if (known == null
+                        || roundTrip <= MAX_ROUND_TRIP_NANOS
+                        || start - known.nanos() > MAX_READING_AGE_NANOS) {
+                    reading = new Reading(database, start + roundTrip / 2);
+                }
+                return given(database);
+            }
+        }
+
+        /** {@link DatabaseClock#given}, for this database. */
+        public Instant given(Instant database) {
+            return database == null ? server.instant() : given.next(database).plus(shift.ahead());
+        }
+
+        /** {@link DatabaseClock#instant}, for this database. */
+        public Instant instant() {
+            if (!readsDatabase()) {
+                return server.instant();
+            }
+            long start = System.nanoTime();
+            Reading known = reading;
+            if (known != null && !claimRefresh(start)) {
+                return estimate(known, start);
+            }
+            try (Connection connection = source.get().getConnection()) {
+                return read(connection, start, known);
+            } catch (SQLException | RuntimeException e) {
+                if (known == null) {
+                    throw new IllegalStateException("reading the database's clock failed", e);
+                }
+                return estimate(known, System.nanoTime());
+            }
+        }
+
+        /**
+         * Whether this caller reads the database's clock now: the last try is older than the refresh interval and
+         * no other caller took this turn first. Marks the try, so a database that cannot be read is tried once a
+         * refresh.
+         */
+        private boolean claimRefresh(long now) {
+            long last = triedAt.get();
+            return now - last > refresh.toNanos() && triedAt.compareAndSet(last, now);
+        }
+
+        private Instant estimate(Reading known, long now) {
+            return given(known.database().plusNanos(now - known.nanos()));
+        }
     }
 
     private boolean readsDatabase() {

@@ -67,7 +67,20 @@ public class JobTurns {
 
     /** {@link #take(String, Duration)} on behalf of {@code owner} (tests play another server with it). */
     public Optional<Instant> take(String job, String owner, Duration ttl) {
-        try (Connection connection = dataSource.getConnection();
+        return take(job, owner, ttl, dataSource, clock.readings());
+    }
+
+    /**
+     * {@link #take(String, Duration)} in another database of Courier's schema (a queue database: each has its
+     * own turns), whose clock is {@code clock}.
+     */
+    public Optional<Instant> take(String job, Duration ttl, DataSource database, DatabaseClock.Readings clock) {
+        return take(job, owner, ttl, database, clock);
+    }
+
+    private Optional<Instant> take(
+            String job, String owner, Duration ttl, DataSource database, DatabaseClock.Readings clock) {
+        try (Connection connection = database.getConnection();
                 PreparedStatement take = connection.prepareStatement("UPDATE courier_job_lease SET owner = ?, "
                         + "expires_at = ? WHERE name = ? AND (owner = ? OR expires_at <= ?)")) {
             Instant now = clock.now(connection);

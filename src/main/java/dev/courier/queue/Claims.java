@@ -31,7 +31,7 @@ class Claims {
     static final String AFTER_CLAIM = "queue.receive.after-claim";
 
     @Inject
-    private QueueDatabase database;
+    private QueueDatabases databases;
 
     @Inject
     private QueueStore queues;
@@ -56,7 +56,7 @@ class Claims {
      * @throws dev.courier.access.NotGrantedException 403 when the queue's grants do not let {@code caller} consume
      */
     List<Delivery> claim(QueueName queue, int max, Duration lease, Caller caller) {
-        try (Connection connection = database.planned()) {
+        try (Connection connection = databases.of(queue).planned()) {
             return claim(connection, queue, max, lease, caller);
         } catch (SQLException e) {
             throw new IllegalStateException("receive from " + queue + " failed", e);
@@ -75,7 +75,7 @@ class Claims {
             Instant now = located.now();
             Duration leaseFor = lease == null ? spec.lease() : QueueSpec.checkLease(lease);
             List<QueueDialect.Claimed> claimed =
-                    database.dialect().claim(connection, spec, max, settings.maxPageBytes, leaseFor, now);
+                    databases.dialect().claim(connection, spec, max, settings.maxPageBytes, leaseFor, now);
             List<MessageStore.Failure> expired = new ArrayList<>();
             List<Delivery> deliveries = new ArrayList<>(claimed.size());
             for (QueueDialect.Claimed claim : claimed) {
@@ -123,7 +123,7 @@ class Claims {
      * @return how many were given back
      */
     int giveBack(QueueName queue, List<Delivery> deliveries) {
-        try (Connection connection = database.planned()) {
+        try (Connection connection = databases.of(queue).planned()) {
             Instant now = queues.requireQueue(connection, queue).now();
             int given = 0;
             for (Delivery delivery : deliveries) {

@@ -25,7 +25,7 @@ public class DeadLetters {
     private static final int PAGE = 1000;
 
     @Inject
-    private QueueDatabase database;
+    private QueueDatabases databases;
 
     @Inject
     private QueueStore queues;
@@ -70,7 +70,7 @@ public class DeadLetters {
         if (editedPayload != null && editedPayload.size() > settings.maxPayloadBytes) {
             throw new PayloadTooLargeException(editedPayload.size(), settings.maxPayloadBytes);
         }
-        try (Connection connection = database.connection()) {
+        try (Connection connection = databases.of(queue).connection()) {
             Instant now = queues.requireQueue(connection, queue).now();
             int replayed = 0;
             // In id order, a page at a time: two replays or purges lock rows in one order, and replaying a whole
@@ -104,7 +104,7 @@ public class DeadLetters {
      * @return how many were purged
      */
     public int purge(QueueName queue, List<String> ids) {
-        try (Connection connection = database.connection()) {
+        try (Connection connection = databases.of(queue).connection()) {
             queues.requireQueue(connection, queue);
             if (!ids.isEmpty()) {
                 // Sorted: two purges lock rows in one order, never deadlock.

@@ -28,7 +28,7 @@ class MessageStore {
             + "idempotency_key, payload_type, payload, headers, created_at, last_error, dead_at, history";
 
     @Inject
-    private QueueDatabase database;
+    private QueueDatabases databases;
 
     // --- messages
 
@@ -186,7 +186,7 @@ class MessageStore {
         // on every database.
         try (PreparedStatement select = connection.prepareStatement("SELECT " + COLUMNS + " FROM courier_message "
                 + "WHERE queue = ? AND state = 'READY' AND deliver_at <= ? AND attempt >= ? ORDER BY deliver_at "
-                + "FETCH FIRST " + limit + " ROWS ONLY" + database.dialect().skipLocked())) {
+                + "FETCH FIRST " + limit + " ROWS ONLY" + databases.dialect().skipLocked())) {
             select.setString(1, queue.name().value());
             select.setTimestamp(2, timestamp(now), Columns.utc());
             select.setInt(3, queue.maxAttempts());
@@ -235,7 +235,7 @@ class MessageStore {
         List<String> ids = new ArrayList<>();
         try (PreparedStatement select = connection.prepareStatement("SELECT id FROM courier_message "
                 + "WHERE state = 'DEAD' AND dead_at < ? ORDER BY id FETCH FIRST " + limit + " ROWS ONLY"
-                + database.dialect().skipLocked())) {
+                + databases.dialect().skipLocked())) {
             select.setTimestamp(1, timestamp(before), Columns.utc());
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
@@ -262,7 +262,7 @@ class MessageStore {
         try (PreparedStatement select = connection.prepareStatement("SELECT queue, idem_key FROM "
                 + "courier_idempotency_key WHERE " + QueueDialect.KEY_RELEASED
                 + " ORDER BY queue, idem_key FETCH FIRST " + limit
-                + " ROWS ONLY" + database.dialect().skipLocked())) {
+                + " ROWS ONLY" + databases.dialect().skipLocked())) {
             select.setTimestamp(1, timestamp(now), Columns.utc());
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {

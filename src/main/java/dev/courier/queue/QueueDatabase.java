@@ -1,11 +1,6 @@
 package dev.courier.queue;
 
 import dev.courier.platform.DatabaseClock;
-import dev.courier.platform.Dialect;
-import dev.courier.platform.SchemaMigration;
-import jakarta.annotation.Resource;
-import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -13,29 +8,48 @@ import java.time.Instant;
 import javax.sql.DataSource;
 
 /**
- * The queue's database: connections from {@code jdbc/courier} (enlisted in the caller's JTA transaction), the
- * dialect for the SQL that differs, and the clock every lease, delivery time and expiry is taken from: the
- * database's ({@link DatabaseClock}), so that all servers agree on what "now" is whatever their own clocks say.
+ * One database that holds queues ({@link QueueDatabases}): connections from its datasource (enlisted in the
+ * caller's JTA transaction), the dialect for the SQL that differs, and its clock, which every lease, delivery time
+ * and expiry of its queues is taken from ({@link DatabaseClock}): the database's, so that all servers, and the SQL
+ * API's functions in that database, agree on what "now" is whatever their own clocks say.
  */
-@ApplicationScoped
-class QueueDatabase {
+final class QueueDatabase {
 
-    @Resource(lookup = "jdbc/courier")
-    private DataSource dataSource;
+    private final String name;
+    private final DataSource dataSource;
+    private final QueueDialect dialect;
+    private final DatabaseClock.Readings clock;
+    private final TransactionSynchronizationRegistry transactions;
 
-    @Inject
-    private SchemaMigration schema;
+    /** Marks a transaction whose statements on this database already plan on the queue's indexes. */
+    private final Object planned = new Object();
 
-    @Inject
-    private DatabaseClock clock;
+    QueueDatabase(
+            String name,
+            DataSource dataSource,
+            QueueDialect dialect,
+            DatabaseClock.Readings clock,
+            TransactionSynchronizationRegistry transactions) {
+        this.name = name;
+        this.dataSource = dataSource;
+        this.dialect = dialect;
+        this.clock = clock;
+        this.transactions = transactions;
+    }
 
-    @Resource
-    private TransactionSynchronizationRegistry transactions;
+    /** Its name in configuration ({@code courier.queue.databases}); {@code courier} for Courier's own. */
+    String name() {
+        return name;
+    }
 
-    private volatile QueueDialect dialect;
+    /** Its datasource, for what works on a database of Courier's schema outside the queue (job turns). */
+    DataSource dataSource() {
+        return dataSource;
+    }
 
-    /** Marks a transaction whose statements already plan on the queue's indexes. */
-    private static final Object PLANNED = new Object();
+    DatabaseClock.Readings clock() {
+        return clock;
+    }
 
     Connection connection() throws SQLException {
         return dataSource.getConnection();
@@ -63,23 +77,18 @@ class QueueDatabase {
 
     /**
      * Has the rest of the current transaction plan on the queue's indexes ({@link QueueDialect#planOnIndexes}),
-     * so that a queue table that only looks small is not scanned whole; once per transaction, nothing without
-     * one (the setting would end with the statement).
+     * so that a queue table that only looks small is not scanned whole; once per transaction and database, nothing
+     * without a transaction (the setting would end with the statement).
      */
     void planOnIndexes(Connection connection) throws SQLException {
-        if (transactions.getTransactionKey() != null && transactions.getResource(PLANNED) == null) {
-            dialect().planOnIndexes(connection);
-            transactions.putResource(PLANNED, Boolean.TRUE);
+        if (transactions.getTransactionKey() != null && transactions.getResource(planned) == null) {
+            dialect.planOnIndexes(connection);
+            transactions.putResource(planned, Boolean.TRUE);
         }
     }
 
     QueueDialect dialect() {
-        QueueDialect current = dialect;
-        if (current == null) {
-            current = schema.dialect() == Dialect.POSTGRESQL ? new PostgresQueueDialect() : new DerbyQueueDialect();
-            dialect = current;
-        }
-        return current;
+        return dialect;
     }
 
     /** The database's time ({@link DatabaseClock#now}). */
@@ -90,5 +99,15 @@ class QueueDatabase {
     /** A time the database gave in a statement of the queue's ({@link DatabaseClock#given}). */
     Instant time(Instant database) {
         return clock.given(database);
+    }
+
+    /** The database's time, on a connection of its own when a reading is due. */
+    Instant instant() {
+        return clock.instant();
+    }
+
+    @Override
+    public String toString() {
+        return name;
     }
 }

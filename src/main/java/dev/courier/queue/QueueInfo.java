@@ -8,5 +8,7 @@ import java.util.Optional;
  * deliverable, leased or waiting out a backoff), of which {@code ready} are deliverable now, dead messages, and
  * how long its longest-waiting deliverable message has been due (empty when none is due: the measure of
  * receivers falling behind, read from the first entry of an index). Every count reads an index, not the table.
+ * {@code database} names the database that holds it ({@code courier.queue.databases}; {@code courier}: Courier's).
  */
-public record QueueInfo(QueueSpec spec, long depth, long ready, long dead, Optional<Duration> oldestAge) {}
+public record QueueInfo(
+        QueueSpec spec, String database, long depth, long ready, long dead, Optional<Duration> oldestAge) {}

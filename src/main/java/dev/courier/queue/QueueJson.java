@@ -17,6 +17,7 @@ final class QueueJson {
         QueueSpec spec = info.spec();
         JsonObjectBuilder json = Json.createObjectBuilder()
                 .add("name", spec.name().value())
+                .add("database", info.database())
                 .add("leaseSeconds", seconds(spec.lease()))
                 .add("maxAttempts", spec.maxAttempts())
                 .add(

@@ -23,7 +23,7 @@ public class QueueMessages {
     public static final int MAX_PAGE = 500;
 
     @Inject
-    private QueueDatabase database;
+    private QueueDatabases databases;
 
     @Inject
     private QueueStore queues;
@@ -46,7 +46,7 @@ public class QueueMessages {
      * @throws dev.courier.access.NotGrantedException 403 when the queue's grants do not let the caller consume
      */
     public Optional<MessageView> get(QueueName queue, String id, Caller caller) {
-        try (Connection connection = database.connection()) {
+        try (Connection connection = databases.of(queue).connection()) {
             Instant now = queues.requireQueue(connection, queue, caller, Action.CONSUME)
                     .now();
             Optional<StoredMessage> message =
@@ -77,7 +77,7 @@ public class QueueMessages {
         if (limit < 1 || limit > MAX_PAGE) {
             throw ProblemException.invalid("limit must be between 1 and " + MAX_PAGE);
         }
-        try (Connection connection = database.connection()) {
+        try (Connection connection = databases.of(queue).connection()) {
             Instant now = queues.requireQueue(connection, queue, caller, Action.CONSUME)
                     .now();
             MessageStore.Page page =

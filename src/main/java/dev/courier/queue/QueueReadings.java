@@ -27,15 +27,17 @@ public class QueueReadings {
         Map<MetricID, Double> readings = new HashMap<>();
         for (QueueInfo info : queues.list()) {
             Tag queue = new Tag("queue", info.spec().name().value());
-            readings.put(
-                    new MetricID("courier_queue_messages", queue, new Tag("state", "ready")), (double) info.ready());
-            readings.put(new MetricID("courier_queue_messages", queue, new Tag("state", "delayed")), (double)
+            Tag database = new Tag("database", info.database());
+            readings.put(new MetricID("courier_queue_messages", queue, database, new Tag("state", "ready")), (double)
+                    info.ready());
+            readings.put(new MetricID("courier_queue_messages", queue, database, new Tag("state", "delayed")), (double)
                     (info.depth() - info.ready()));
-            readings.put(new MetricID("courier_queue_messages", queue, new Tag("state", "dead")), (double) info.dead());
+            readings.put(new MetricID("courier_queue_messages", queue, database, new Tag("state", "dead")), (double)
+                    info.dead());
             readings.put(
-                    new MetricID("courier_queue_oldest_ready_age_seconds", queue),
+                    new MetricID("courier_queue_oldest_ready_age_seconds", queue, database),
                     info.oldestAge().map(age -> age.toMillis() / 1000.0).orElse(0.0));
-            readings.put(new MetricID("courier_queue_waiting_receivers", queue), (double)
+            readings.put(new MetricID("courier_queue_waiting_receivers", queue, database), (double)
                     waiters.waiting(info.spec().name()));
         }
         return readings;

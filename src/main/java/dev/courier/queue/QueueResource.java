@@ -84,7 +84,8 @@ public class QueueResource {
                 backoff,
                 request.value("grants").map(Grants::fromJson).orElse(Grants.NONE));
         // A definition that leaves grants out keeps the queue's: re-sending a definition must not open a queue.
-        boolean created = queues.define(spec, !request.has("grants"));
+        boolean created = queues.define(
+                spec, !request.has("grants"), request.string("database").orElse(null));
         return Response.status(created ? 201 : 200)
                 .entity(QueueJson.queue(queues.get(queueName), waiters.waiting(queueName)))
                 .build();

@@ -3,6 +3,7 @@ package dev.courier.queue;
 import jakarta.enterprise.context.Dependent;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.Optional;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /** The transactional queue's limits and windows, from MicroProfile Config (defaults in the README). Dependent, so its fields are read directly, not through a client proxy. */
@@ -12,6 +13,14 @@ class QueueSettings {
     @Inject
     @ConfigProperty(name = "courier.queue.max-queues", defaultValue = "100")
     int maxQueues;
+
+    /**
+     * The applications' databases that hold queues besides Courier's own: {@code name=jndi-name}, comma-separated,
+     * each a datasource of the server (none by default). {@link QueueDatabases}.
+     */
+    @Inject
+    @ConfigProperty(name = "courier.queue.databases")
+    Optional<String> databases;
 
     @Inject
     @ConfigProperty(name = "courier.queue.max-payload-bytes", defaultValue = "262144")

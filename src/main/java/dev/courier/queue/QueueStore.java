@@ -43,7 +43,7 @@ class QueueStore {
             + "FROM courier_queue q";
 
     @Inject
-    private QueueDatabase database;
+    private QueueDatabases databases;
 
     @Inject
     private QueueSpecs specs;
@@ -63,7 +63,8 @@ class QueueStore {
         }
     }
 
-    Optional<QueueNow> queue(Connection connection, QueueName name) throws SQLException {
+    /** The queue's definition in {@code database}, read now, with the database's time. */
+    Optional<QueueNow> queue(QueueDatabase database, Connection connection, QueueName name) throws SQLException {
         try (PreparedStatement select =
                 connection.prepareStatement(database.dialect().selectQueue())) {
             select.setString(1, name.value());
@@ -77,17 +78,22 @@ class QueueStore {
 
     /**
      * The queue's settings and the time, the settings from this server's recent copy when it has one
-     * ({@link QueueSpecs}). Code that changes a definition reads it with {@link #queue} instead.
+     * ({@link QueueSpecs}). Code that changes a definition reads it with {@link #queue} instead. {@code connection}
+     * is from the queue's database ({@link QueueDatabases#of}).
      *
      * @throws QueueNotFoundException 404 when it does not exist
      */
     QueueNow requireQueue(Connection connection, QueueName name) throws SQLException {
+        QueueDatabase database = databases.of(name); // where connection is from: remembered, no query
         Optional<QueueSpec> copy = specs.cached(name);
         if (copy.isPresent()) {
             return new QueueNow(copy.get(), database.now(connection));
         }
         long before = specs.beforeRead();
-        QueueNow read = queue(connection, name).orElseThrow(() -> new QueueNotFoundException(name));
+        QueueNow read = queue(database, connection, name).orElseThrow(() -> {
+            databases.forget(name); // dropped there since: it may live elsewhere now
+            return new QueueNotFoundException(name);
+        });
         specs.remember(read.spec(), before);
         return read;
     }
@@ -178,7 +184,8 @@ class QueueStore {
     }
 
     /** Queues with their depth, how many are deliverable now, dead count and how long the longest-waiting deliverable message has been due. */
-    List<QueueInfo> stats(Connection connection, Optional<QueueName> only, Instant now) throws SQLException {
+    List<QueueInfo> stats(QueueDatabase database, Connection connection, Optional<QueueName> only, Instant now)
+            throws SQLException {
         try (PreparedStatement select =
                 connection.prepareStatement(STATS + (only.isPresent() ? " WHERE q.name = ?" : " ORDER BY q.name"))) {
             select.setTimestamp(1, timestamp(now), Columns.utc());
@@ -191,6 +198,7 @@ class QueueStore {
                     Instant oldest = instant(rows, 10);
                     queues.add(new QueueInfo(
                             spec(rows, 7),
+                            database.name(),
                             rows.getLong(8),
                             rows.getLong(11),
                             rows.getLong(9),

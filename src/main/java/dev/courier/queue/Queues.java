@@ -6,6 +6,8 @@ import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
@@ -18,7 +20,10 @@ import java.util.Optional;
 public class Queues {
 
     @Inject
-    private QueueDatabase database;
+    private QueueDatabases databases;
+
+    @Inject
+    private QueueLookup lookup;
 
     @Inject
     private QueueStore store;
@@ -43,32 +48,74 @@ public class Queues {
      * queue gets the spec's): a definition that does not mention grants must not open a queue by accident.
      */
     public boolean define(QueueSpec spec, boolean keepGrants) {
-        try (Connection connection = database.connection()) {
-            Instant now = database.now(connection);
-            if (store.queue(connection, spec.name()).isPresent()) {
+        return define(spec, keepGrants, null);
+    }
+
+    /**
+     * {@link #define(QueueSpec, boolean)} in the queue database named {@code database} ({@code courier.queue.databases};
+     * {@code null}: where the queue is, or Courier's own for a new one). A queue's name is unique across the
+     * databases, and a queue stays in the database it was made in.
+     *
+     * @throws ProblemException 400 for a database that is not configured; 409 when the queue is in another one
+     */
+    public boolean define(QueueSpec spec, boolean keepGrants, String database) {
+        Optional<QueueDatabase> home = databases.find(spec.name());
+        QueueDatabase target = database == null
+                ? home.orElse(databases.courier())
+                : databases
+                        .named(database)
+                        .orElseThrow(() -> ProblemException.invalid(
+                                "there is no queue database " + database + "; the server has " + databases.all()));
+        if (home.isPresent() && home.get() != target) {
+            throw new ProblemException(
+                    409,
+                    "Queue in another database",
+                    "queue " + spec.name() + " is in the database " + home.get().name()
+                            + "; drop it there first to make it in " + target.name());
+        }
+        try (Connection connection = target.connection()) {
+            Instant now = target.now(connection);
+            if (store.queue(target, connection, spec.name()).isPresent()) {
                 store.update(connection, spec, now, keepGrants);
                 return false;
             }
-            // Creations wait for each other here, on every server, so the count sees every queue created before.
-            store.lockDefinitions(connection);
-            if (store.count(connection) >= settings.maxQueues) {
-                throw QueueLimitException.tooManyQueues(settings.maxQueues);
-            }
-            try {
-                store.insert(connection, spec, now);
-            } catch (SQLException e) {
-                if ("23505".equals(e.getSQLState())) { // another caller created it between our check and insert
-                    throw new ProblemException(
-                            409,
-                            "Concurrent change",
-                            "queue " + spec.name() + " was created by a concurrent request; retry to update it");
-                }
-                throw e;
-            }
+            create(target, connection, spec, now);
             return true;
         } catch (SQLException e) {
             throw new IllegalStateException("defining queue " + spec.name() + " failed", e);
         }
+    }
+
+    private void create(QueueDatabase target, Connection connection, QueueSpec spec, Instant now) throws SQLException {
+        // Creations wait for each other on Courier's database, on every server, so the count sees every queue
+        // created before and a name is made in one database only; then on the target's, where the SQL API's
+        // define_queue waits too.
+        try (Connection courier = databases.courier().connection()) {
+            store.lockDefinitions(courier);
+        }
+        if (target != databases.courier()) {
+            store.lockDefinitions(connection);
+            if (databases.find(spec.name()).isPresent()) { // made in another database meanwhile
+                throw concurrentlyCreated(spec.name());
+            }
+        }
+        int existing = databases.all().size() == 1 ? store.count(connection) : lookup.count(databases.all());
+        if (existing >= settings.maxQueues) {
+            throw QueueLimitException.tooManyQueues(settings.maxQueues);
+        }
+        try {
+            store.insert(connection, spec, now);
+        } catch (SQLException e) {
+            if ("23505".equals(e.getSQLState())) { // another caller created it between our check and insert
+                throw concurrentlyCreated(spec.name());
+            }
+            throw e;
+        }
+    }
+
+    private static ProblemException concurrentlyCreated(QueueName name) {
+        return new ProblemException(
+                409, "Concurrent change", "queue " + name + " was created by a concurrent request; retry to update it");
     }
 
     /**
@@ -77,10 +124,12 @@ public class Queues {
      * @throws QueueNotFoundException 404 when there is no such queue
      */
     public void drop(QueueName name) {
-        try (Connection connection = database.connection()) {
+        QueueDatabase home = databases.of(name);
+        try (Connection connection = home.connection()) {
             // Read, not this server's copy: another server may have dropped it already.
-            store.queue(connection, name).orElseThrow(() -> new QueueNotFoundException(name));
+            store.queue(home, connection, name).orElseThrow(() -> new QueueNotFoundException(name));
             store.delete(connection, name);
+            databases.forget(name);
         } catch (SQLException e) {
             throw new IllegalStateException("dropping queue " + name + " failed", e);
         }
@@ -88,7 +137,7 @@ public class Queues {
 
     /** @throws QueueNotFoundException 404 when there is no such queue */
     public void require(QueueName name) {
-        try (Connection connection = database.connection()) {
+        try (Connection connection = databases.of(name).connection()) {
             store.requireQueue(connection, name);
         } catch (SQLException e) {
             throw new IllegalStateException("reading queue " + name + " failed", e);
@@ -106,10 +155,16 @@ public class Queues {
     }
 
     private List<QueueInfo> stats(Optional<QueueName> only) {
-        try (Connection connection = database.planned()) { // under churn the planner would count by scanning
-            return store.stats(connection, only, database.now(connection));
-        } catch (SQLException e) {
-            throw new IllegalStateException("reading queues failed", e);
+        List<QueueInfo> all = new ArrayList<>();
+        for (QueueDatabase database : only.isPresent() ? List.of(databases.of(only.get())) : databases.all()) {
+            // planned: under churn the planner would count by scanning
+            try (Connection connection = database.planned()) {
+                all.addAll(store.stats(database, connection, only, database.now(connection)));
+            } catch (SQLException e) {
+                throw new IllegalStateException("reading the queues of database " + database.name() + " failed", e);
+            }
         }
+        all.sort(Comparator.comparing(info -> info.spec().name().value()));
+        return all;
     }
 }

@@ -11,7 +11,8 @@ import java.util.List;
 
 /**
  * The sweeper's steps, each a short transaction of its own: a sweep never holds locks across queues, and a step
- * that fails undoes only itself. Times are the database's ({@link QueueDatabase#now}).
+ * that fails undoes only itself. Each works in one queue database; times are that database's
+ * ({@link QueueDatabase#now}).
  */
 @ApplicationScoped
 @Transactional(Transactional.TxType.REQUIRES_NEW)
@@ -21,23 +22,20 @@ class SweepSteps {
     private QueueMeters meters;
 
     @Inject
-    private QueueDatabase database;
-
-    @Inject
     private QueueStore queues;
 
     @Inject
     private MessageStore store;
 
-    List<QueueSpec> queues() {
+    List<QueueSpec> queues(QueueDatabase database) {
         try (Connection connection = database.connection()) {
             return queues.queues(connection);
         } catch (SQLException e) {
-            throw new IllegalStateException("listing queues failed", e);
+            throw new IllegalStateException("listing the queues of database " + database.name() + " failed", e);
         }
     }
 
-    int exhaust(QueueSpec queue, int limit) {
+    int exhaust(QueueDatabase database, QueueSpec queue, int limit) {
         try (Connection connection = database.planned()) {
             int dead = store.exhaust(connection, queue, database.now(connection), limit);
             meters.onCommit(QueueMeters.Event.DEAD, queue.name(), dead);
@@ -47,7 +45,7 @@ class SweepSteps {
         }
     }
 
-    int purgeDead(Duration retention, int limit) {
+    int purgeDead(QueueDatabase database, Duration retention, int limit) {
         try (Connection connection = database.connection()) {
             return store.purgeDead(connection, database.now(connection).minus(retention), limit);
         } catch (SQLException e) {
@@ -55,7 +53,7 @@ class SweepSteps {
         }
     }
 
-    int forgetKeys(int limit) {
+    int forgetKeys(QueueDatabase database, int limit) {
         try (Connection connection = database.planned()) {
             return store.forgetKeys(connection, database.now(connection), limit);
         } catch (SQLException e) {
@@ -64,7 +62,7 @@ class SweepSteps {
     }
 
     /** Records a finished sweep and forgets those older than {@code keep}. @return the run as recorded */
-    SweepRun record(String owner, Instant started, int movedDead, int purged, Duration keep) {
+    SweepRun record(QueueDatabase database, String owner, Instant started, int movedDead, int purged, Duration keep) {
         try (Connection connection = database.connection()) {
             SweepRun run = new SweepRun(owner, started, database.now(connection), movedDead, purged);
             queues.recordSweep(connection, run, run.finished().minus(keep));

@@ -27,7 +27,8 @@ import java.util.logging.Logger;
  * messages older than {@code courier.queue.dead-retention} and forgets idempotency keys whose window is over and
  * whose message is gone.
  *
- * <p>One server at a time: a sweep starts only when this server holds the sweeper's turn ({@link JobTurns},
+ * <p>Every queue database is swept, each on its own turn. One server at a time per database: a sweep starts only
+ * when this server holds the sweeper's turn there ({@link JobTurns},
  * renewed by each sweep, for three intervals of database time). Each step is a short transaction per queue that skips rows others hold and changes at most a page of rows;
  * every change is fenced, so even two overlapping sweeps (an owner paused past its lease) do nothing twice.
  * Each sweep is recorded in {@code courier_sweep_run} (kept a day).
@@ -58,6 +59,9 @@ public class Sweeper {
     @Inject
     private JobTurns turns;
 
+    @Inject
+    private QueueDatabases databases;
+
     @PostConstruct
     void schedule() {
         long interval = settings.sweepInterval.toMillis();
@@ -67,10 +71,16 @@ public class Sweeper {
     @Timeout
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     void onTimer(Timer timer) {
-        try {
-            sweep();
-        } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "queue sweep failed; it runs again in " + settings.sweepInterval, e);
+        for (QueueDatabase database : databases.all()) {
+            try {
+                sweep(database);
+            } catch (RuntimeException e) {
+                LOG.log(
+                        Level.WARNING,
+                        "queue sweep of database " + database.name() + " failed; it runs again in "
+                                + settings.sweepInterval,
+                        e);
+            }
         }
     }
 
@@ -80,29 +90,37 @@ public class Sweeper {
     }
 
     /**
-     * One sweep, if it is this server's turn. Not transactional: each step commits on its own.
+     * One sweep of Courier's own database, if it is this server's turn there. Not transactional: each step commits
+     * on its own.
      *
      * @return the sweep, or empty when another server holds the sweeper's turn
      */
     @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     public Optional<SweepRun> sweep() {
-        Optional<Instant> turn = turns.take(JOB, settings.sweepInterval.multipliedBy(3));
+        return sweep(databases.courier());
+    }
+
+    /** One sweep of {@code database}, if it is this server's turn there: each database has its own turn. */
+    private Optional<SweepRun> sweep(QueueDatabase database) {
+        Optional<Instant> turn = database == databases.courier()
+                ? turns.take(JOB, settings.sweepInterval.multipliedBy(3))
+                : turns.take(JOB, settings.sweepInterval.multipliedBy(3), database.dataSource(), database.clock());
         if (turn.isEmpty()) {
             return Optional.empty();
         }
         int dead = 0;
-        for (QueueSpec queue : steps.queues()) {
-            dead += pages(() -> steps.exhaust(queue, PAGE));
+        for (QueueSpec queue : steps.queues(database)) {
+            dead += pages(() -> steps.exhaust(database, queue, PAGE));
         }
-        int purged = pages(() -> steps.purgeDead(settings.deadRetention, PAGE));
-        pages(() -> steps.forgetKeys(PAGE));
+        int purged = pages(() -> steps.purgeDead(database, settings.deadRetention, PAGE));
+        pages(() -> steps.forgetKeys(database, PAGE));
         if (dead > 0) {
             // Logged once per sweep; each failed attempt before it is only in the history. A warning, not an
             // error: the queue did what its maxAttempts said, and the messages wait in dead letters for an
             // operator (courier_queue_messages{state="dead"} counts them, GET /api/queues/{queue}/dead lists them).
-            LOG.warning("messages out of attempts moved to dead letters: " + dead);
+            LOG.warning("messages out of attempts moved to dead letters in database " + database.name() + ": " + dead);
         }
-        return Optional.of(steps.record(turns.owner(), turn.get(), dead, purged, Duration.ofDays(1)));
+        return Optional.of(steps.record(database, turns.owner(), turn.get(), dead, purged, Duration.ofDays(1)));
     }
 
     /** Repeats a paged step while it fills its page, up to a bound per sweep (the next sweep goes on). */

@@ -53,7 +53,7 @@ public class TransactionalQueue {
     private MessageTraces traces;
 
     @Inject
-    private QueueDatabase database;
+    private QueueDatabases databases;
 
     @Inject
     private QueueStore queues;
@@ -120,6 +120,7 @@ public class TransactionalQueue {
                 throw new PayloadTooLargeException(message.payload().size(), settings.maxPayloadBytes);
             }
         }
+        QueueDatabase database = databases.of(queue);
         try (Connection connection = database.connection()) {
             Instant now =
                     queues.requireQueue(connection, queue, caller, Action.SEND).now();
@@ -274,7 +275,7 @@ public class TransactionalQueue {
     public Lease renewLease(QueueName queue, String token, Duration extension, Caller caller) {
         QueueSpec.checkLease(extension);
         String id = LeaseToken.messageId(token);
-        try (Connection connection = database.planned()) {
+        try (Connection connection = home(queue, id).planned()) {
             StoredMessage message = current(connection, queue, id, token);
             QueueStore.QueueNow located = queues.requireQueue(connection, message.queue(), caller, Action.CONSUME);
             QueueSpec spec = located.spec();
@@ -306,7 +307,7 @@ public class TransactionalQueue {
             throw ProblemException.invalid("delay must not be negative");
         }
         String id = LeaseToken.messageId(token);
-        try (Connection connection = database.planned()) {
+        try (Connection connection = home(queue, id).planned()) {
             StoredMessage message = current(connection, queue, id, token);
             QueueStore.QueueNow located = queues.requireQueue(connection, message.queue());
             QueueSpec spec = located.spec();
@@ -349,7 +350,7 @@ public class TransactionalQueue {
      */
     public void ack(QueueName queue, String token) {
         String id = LeaseToken.messageId(token);
-        try (Connection connection = database.planned()) {
+        try (Connection connection = home(queue, id).planned()) {
             if (store.deleteLeased(connection, queue, id, token) != 1) {
                 current(connection, queue, id, token); // throws why
                 throw StaleLeaseException.of(id); // changed under us: no longer this lease
@@ -379,7 +380,8 @@ public class TransactionalQueue {
         if (tokens.isEmpty()) {
             return;
         }
-        try (Connection connection = database.planned()) {
+        try (Connection connection =
+                home(queue, LeaseToken.messageId(tokens.get(0))).planned()) {
             ackAll(connection, queue, tokens);
         } catch (SQLException e) {
             throw new IllegalStateException("ack of " + tokens.size() + " messages failed", e);
@@ -398,7 +400,7 @@ public class TransactionalQueue {
             throw ProblemException.invalid("a message is named twice in one acknowledgement");
         }
         // Which rows were deleted, not a batch's counts: a driver may answer a batch with "no info" per row.
-        java.util.Set<String> deleted = database.dialect().deleteLeased(connection, queue, ids, tokens);
+        java.util.Set<String> deleted = databases.dialect().deleteLeased(connection, queue, ids, tokens);
         if (deleted.size() == ids.size()) {
             if (queue != null) {
                 meters.onCommit(QueueMeters.Event.ACKED, queue, ids.size());
@@ -435,7 +437,7 @@ public class TransactionalQueue {
 
     /** {@link #ackAndReceive(QueueName, List, int, Duration)} on behalf of {@code caller}. */
     public List<Delivery> ackAndReceive(QueueName queue, List<String> tokens, int max, Duration lease, Caller caller) {
-        try (Connection connection = database.planned()) { // one connection handle for both
+        try (Connection connection = databases.of(queue).planned()) { // one connection handle for both
             ackAll(connection, queue, tokens);
             return claims.claim(connection, queue, max, lease, caller);
         } catch (SQLException e) {
@@ -450,6 +452,14 @@ public class TransactionalQueue {
     public Sent ackAndResend(String token, QueueName queue, Payload payload, SendOptions options) {
         ack(token);
         return send(queue, payload, options);
+    }
+
+    /**
+     * The database of {@code queue}, or with none named (an operation by lease token alone) the one holding the
+     * message {@code id}. A token-only acknowledgement of several messages works in the first one's database.
+     */
+    private QueueDatabase home(QueueName queue, String id) {
+        return queue != null ? databases.of(queue) : databases.holdingMessage(id);
     }
 
     /**

@@ -15,8 +15,9 @@
  * {@code WakeUps}/{@code WakeUpListener} (waking other servers), {@code Sweeper}/{@code SweepSteps}
  * (housekeeping, one server at a time). SQL is in the stores — {@code MessageStore} (message and key rows),
  * {@code QueueStore} (definitions, counts, turns) — and, where the databases differ (the claim, key
- * registration, the clock), in {@code QueueDialect} and its two implementations; {@code QueueDatabase} gives
- * connections, the dialect and the database's time. Dependencies point one way: beans, then stores, then the
+ * registration, the clock), in {@code QueueDialect} and its two implementations; {@code QueueDatabase} gives one
+ * database's connections, dialect and time, and {@code QueueDatabases} says which database holds a queue (Courier's
+ * own, or an application's: {@code courier.queue.databases}). Dependencies point one way: beans, then stores, then the
  * database; nothing depends back on a bean.
  */
 package dev.courier.queue;

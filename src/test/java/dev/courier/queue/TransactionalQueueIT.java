@@ -76,7 +76,7 @@ class TransactionalQueueIT {
     private SettableClock clock;
 
     @Inject
-    private QueueDatabase database;
+    private QueueDatabases databases;
 
     @Resource(lookup = "java:comp/DefaultManagedExecutorService")
     private jakarta.enterprise.concurrent.ManagedExecutorService executor;
@@ -870,7 +870,7 @@ class TransactionalQueueIT {
             }
         }
         transaction.begin();
-        try (Connection connection = database.planned();
+        try (Connection connection = databases.courier().planned();
                 Statement sql = connection.createStatement()) {
             sql.execute("CREATE TEMP TABLE courier_message (LIKE public.courier_message INCLUDING ALL) ON COMMIT DROP");
             sql.execute("INSERT INTO courier_message (id, queue, state, deliver_at, attempt, version, "

@@ -1,0 +1,222 @@
+package dev.courier.queue;
+
+import dev.courier.platform.DatabaseClock;
+import dev.courier.platform.Dialect;
+import dev.courier.platform.SchemaMigration;
+import jakarta.annotation.Resource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+import javax.sql.DataSource;
+
+/**
+ * The databases that hold queues: Courier's own ({@code courier}, {@code jdbc/courier}) and those named in
+ * {@code courier.queue.databases} ({@code name=jndi-name}, comma-separated: the applications' own databases, each
+ * a datasource of this server). Each gets Courier's schema at start (the same migrations), and each queue lives
+ * in exactly one of them: its messages are rows beside the application's own, sent and acknowledged in the
+ * application's transactions there (the library, the SQL API), and served by this server (REST, sweeper, metrics,
+ * dead letters) as any other queue.
+ *
+ * <p>Where a queue lives is looked up on its databases and remembered for {@code courier.queue.settings-ttl} (a
+ * queue dropped in one database and made in another is found again within it); with Courier's database alone
+ * there is nothing to look up.
+ */
+@ApplicationScoped
+class QueueDatabases {
+
+    /** Courier's own database's name. */
+    static final String COURIER = "courier";
+
+    private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9_]{0,62}");
+
+    @Resource(lookup = "jdbc/courier")
+    private DataSource courier;
+
+    @Inject
+    private SchemaMigration schema;
+
+    @Inject
+    private DatabaseClock clock;
+
+    @Inject
+    private QueueSettings settings;
+
+    @Inject
+    private QueueLookup lookup;
+
+    @Resource
+    private TransactionSynchronizationRegistry transactions;
+
+    private volatile Map<String, QueueDatabase> databases;
+
+    private record Home(QueueDatabase database, long readAt) {}
+
+    private final Map<QueueName, Home> homes = new ConcurrentHashMap<>();
+
+    /** Every queue database, Courier's first. */
+    List<QueueDatabase> all() {
+        return List.copyOf(databases().values());
+    }
+
+    /** Courier's own database. */
+    QueueDatabase courier() {
+        return databases().get(COURIER);
+    }
+
+    /** The database named {@code name} in configuration, if there is one. */
+    Optional<QueueDatabase> named(String name) {
+        return Optional.ofNullable(databases().get(name));
+    }
+
+    /** The dialect of every queue database (they are of one kind: see {@link #databases()}). */
+    QueueDialect dialect() {
+        return courier().dialect();
+    }
+
+    /**
+     * The database that holds {@code queue}.
+     *
+     * @throws QueueNotFoundException 404 when none does
+     */
+    QueueDatabase of(QueueName queue) {
+        Map<String, QueueDatabase> all = databases();
+        if (all.size() == 1) {
+            return courier();
+        }
+        Home home = homes.get(queue);
+        if (home != null && System.nanoTime() - home.readAt() <= settings.settingsTtl.toNanos()) {
+            return home.database();
+        }
+        QueueDatabase found =
+                lookup.holding(List.copyOf(all.values()), queue).orElseThrow(() -> new QueueNotFoundException(queue));
+        homes.put(queue, new Home(found, System.nanoTime()));
+        return found;
+    }
+
+    /** The database that holds {@code queue}, if one does, looked up now. */
+    Optional<QueueDatabase> find(QueueName queue) {
+        Map<String, QueueDatabase> all = databases();
+        return all.size() == 1 ? Optional.of(courier()) : lookup.holding(List.copyOf(all.values()), queue);
+    }
+
+    /**
+     * The database holding the message {@code id}, for the operations that name a lease token and no queue;
+     * Courier's when none does (the operation then finds the message gone).
+     */
+    QueueDatabase holdingMessage(String id) {
+        Map<String, QueueDatabase> all = databases();
+        return all.size() == 1
+                ? courier()
+                : lookup.holdingMessage(List.copyOf(all.values()), id).orElse(courier());
+    }
+
+    /** Forgets where {@code queue} lives (dropped, or not found where it was). */
+    void forget(QueueName queue) {
+        homes.remove(queue);
+    }
+
+    private Map<String, QueueDatabase> databases() {
+        Map<String, QueueDatabase> current = databases;
+        if (current == null) {
+            synchronized (this) {
+                current = databases;
+                if (current == null) {
+                    current = open();
+                    databases = current;
+                }
+            }
+        }
+        return current;
+    }
+
+    /** Courier's database, then each configured one, migrated; all of Courier's database's kind. */
+    private Map<String, QueueDatabase> open() {
+        Dialect kind = schema.dialect();
+        Map<String, QueueDatabase> opened = new LinkedHashMap<>();
+        opened.put(COURIER, new QueueDatabase(COURIER, courier, dialect(kind), clock.readings(), transactions));
+        for (Map.Entry<String, String> named :
+                configured(settings.databases.orElse("")).entrySet()) {
+            DataSource dataSource = dataSource(named.getKey(), named.getValue());
+            SchemaMigration.Applied applied =
+                    SchemaMigration.migrate(dataSource, "db/migration", SchemaMigration.HISTORY_TABLE);
+            if (applied.dialect() != kind) {
+                throw new IllegalStateException("queue database " + named.getKey() + " is " + applied.dialect()
+                        + " and Courier's is " + kind + ": the queue databases must be of one kind");
+            }
+            opened.put(
+                    named.getKey(),
+                    new QueueDatabase(named.getKey(), dataSource, dialect(kind), clock.of(dataSource), transactions));
+        }
+        return Collections.unmodifiableMap(opened);
+    }
+
+    /**
+     * {@code courier.queue.databases} as name → JNDI name, in order.
+     *
+     * @throws IllegalArgumentException for an entry that is not {@code name=jndi-name}, a name out of
+     *     {@code [a-z][a-z0-9_]{0,62}}, {@code courier}, or a name given twice
+     */
+    static Map<String, String> configured(String value) {
+        Map<String, String> named = new LinkedHashMap<>();
+        for (String entry : value.split(",")) {
+            if (entry.isBlank()) {
+                continue;
+            }
+            int equals = entry.indexOf('=');
+            String name = equals < 0 ? "" : entry.substring(0, equals).trim();
+            String jndi = equals < 0 ? "" : entry.substring(equals + 1).trim();
+            if (!NAME.matcher(name).matches() || jndi.isEmpty()) {
+                throw new IllegalArgumentException("courier.queue.databases: '" + entry.trim()
+                        + "' is not name=jndi-name with a name of lower-case letters, digits and underscores");
+            }
+            if (COURIER.equals(name) || named.put(name, jndi) != null) {
+                throw new IllegalArgumentException("courier.queue.databases: the name " + name
+                        + (COURIER.equals(name) ? " is Courier's own database's" : " is given twice"));
+            }
+        }
+        return named;
+    }
+
+    private static DataSource dataSource(String name, String jndi) {
+        try {
+            Object bound = new InitialContext().lookup(jndi);
+            if (bound instanceof DataSource dataSource) {
+                return dataSource;
+            }
+            throw new IllegalStateException("queue database " + name + ": " + jndi + " is not a datasource");
+        } catch (NamingException e) {
+            throw new IllegalStateException(
+                    "queue database " + name + ": no datasource " + jndi + " in the server's configuration", e);
+        }
+    }
+
+    private static QueueDialect dialect(Dialect kind) {
+        return kind == Dialect.POSTGRESQL ? new PostgresQueueDialect() : new DerbyQueueDialect();
+    }
+
+    /** Whether {@code database} holds a row {@code sql} finds for {@code value} (the lookups' one query). */
+    static boolean holds(QueueDatabase database, String sql, String value) {
+        try (Connection connection = database.connection();
+                PreparedStatement select = connection.prepareStatement(sql)) {
+            select.setString(1, value);
+            try (ResultSet rows = select.executeQuery()) {
+                return rows.next();
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("looking in queue database " + database.name() + " failed", e);
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package dev.courier.queue;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.transaction.Transactional;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Finds which queue database holds a queue or a message, outside the caller's transaction: a lookup is a read of
+ * each database, and enlisting every one of them in the caller's transaction would make it a two-phase commit.
+ */
+@ApplicationScoped
+@Transactional(Transactional.TxType.NOT_SUPPORTED)
+class QueueLookup {
+
+    Optional<QueueDatabase> holding(List<QueueDatabase> databases, QueueName queue) {
+        return databases.stream()
+                .filter(d -> QueueDatabases.holds(d, "SELECT 1 FROM courier_queue WHERE name = ?", queue.value()))
+                .findFirst();
+    }
+
+    Optional<QueueDatabase> holdingMessage(List<QueueDatabase> databases, String id) {
+        return databases.stream()
+                .filter(d -> QueueDatabases.holds(d, "SELECT 1 FROM courier_message WHERE id = ?", id))
+                .findFirst();
+    }
+
+    /** How many queues the databases hold together. */
+    int count(List<QueueDatabase> databases) {
+        int count = 0;
+        for (QueueDatabase database : databases) {
+            try (Connection connection = database.connection();
+                    PreparedStatement select = connection.prepareStatement("SELECT COUNT(*) FROM courier_queue");
+                    ResultSet rows = select.executeQuery()) {
+                rows.next();
+                count += rows.getInt(1);
+            } catch (SQLException e) {
+                throw new IllegalStateException("counting the queues of database " + database.name() + " failed", e);
+            }
+        }
+        return count;
+    }
+}
