@@ -63,6 +63,14 @@ public class SchemaMigration {
         version = applied.version();
     }
 
+    /**
+     * Brings another database to Courier's schema (a queue database of {@code courier.queue.databases}: an
+     * application's, whose own tables stay as they are), outside any caller's transaction (this bean's are its own).
+     */
+    public Applied migrateOther(DataSource other) {
+        return migrate(other, "db/migration", HISTORY_TABLE);
+    }
+
     /** What {@link #migrate(DataSource, String, String)} left a database at. */
     public record Applied(Dialect dialect, int version) {}
 

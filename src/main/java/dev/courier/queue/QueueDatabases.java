@@ -150,8 +150,7 @@ class QueueDatabases {
         for (Map.Entry<String, String> named :
                 configured(settings.databases.orElse("")).entrySet()) {
             DataSource dataSource = dataSource(named.getKey(), named.getValue());
-            SchemaMigration.Applied applied =
-                    SchemaMigration.migrate(dataSource, "db/migration", SchemaMigration.HISTORY_TABLE);
+            SchemaMigration.Applied applied = schema.migrateOther(dataSource);
             if (applied.dialect() != kind) {
                 throw new IllegalStateException("queue database " + named.getKey() + " is " + applied.dialect()
                         + " and Courier's is " + kind + ": the queue databases must be of one kind");
