@@ -7,10 +7,6 @@ import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.TransactionSynchronizationRegistry;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -204,18 +200,5 @@ class QueueDatabases {
 
     private static QueueDialect dialect(Dialect kind) {
         return kind == Dialect.POSTGRESQL ? new PostgresQueueDialect() : new DerbyQueueDialect();
-    }
-
-    /** Whether {@code database} holds a row {@code sql} finds for {@code value} (the lookups' one query). */
-    static boolean holds(QueueDatabase database, String sql, String value) {
-        try (Connection connection = database.connection();
-                PreparedStatement select = connection.prepareStatement(sql)) {
-            select.setString(1, value);
-            try (ResultSet rows = select.executeQuery()) {
-                return rows.next();
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("looking in queue database " + database.name() + " failed", e);
-        }
     }
 }

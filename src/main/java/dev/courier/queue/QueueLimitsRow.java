@@ -27,8 +27,9 @@ public class QueueLimitsRow {
     @Inject
     private QueueSettings settings;
 
+    // Each database's row on its own (autocommit): one transaction over several would be a two-phase commit.
     @PostConstruct
-    @TransactionAttribute(TransactionAttributeType.REQUIRES_NEW)
+    @TransactionAttribute(TransactionAttributeType.NOT_SUPPORTED)
     void write() {
         for (QueueDatabase database : databases.all()) { // the schema is migrated first
             try (Connection connection = database.connection();

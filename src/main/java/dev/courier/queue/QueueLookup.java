@@ -19,13 +19,13 @@ class QueueLookup {
 
     Optional<QueueDatabase> holding(List<QueueDatabase> databases, QueueName queue) {
         return databases.stream()
-                .filter(d -> QueueDatabases.holds(d, "SELECT 1 FROM courier_queue WHERE name = ?", queue.value()))
+                .filter(d -> holds(d, "SELECT 1 FROM courier_queue WHERE name = ?", queue.value()))
                 .findFirst();
     }
 
     Optional<QueueDatabase> holdingMessage(List<QueueDatabase> databases, String id) {
         return databases.stream()
-                .filter(d -> QueueDatabases.holds(d, "SELECT 1 FROM courier_message WHERE id = ?", id))
+                .filter(d -> holds(d, "SELECT 1 FROM courier_message WHERE id = ?", id))
                 .findFirst();
     }
 
@@ -43,5 +43,18 @@ class QueueLookup {
             }
         }
         return count;
+    }
+
+    /** Whether {@code database} holds a row {@code sql} finds for {@code value} (the lookups' one query). */
+    private static boolean holds(QueueDatabase database, String sql, String value) {
+        try (Connection connection = database.connection();
+                PreparedStatement select = connection.prepareStatement(sql)) {
+            select.setString(1, value);
+            try (ResultSet rows = select.executeQuery()) {
+                return rows.next();
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("looking in queue database " + database.name() + " failed", e);
+        }
     }
 }
