@@ -2,6 +2,8 @@ package dev.courier.platform;
 
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
+import jakarta.ejb.Lock;
+import jakarta.ejb.LockType;
 import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
 import jakarta.ejb.TransactionManagement;
@@ -207,11 +209,13 @@ public class SchemaMigration {
     }
 
     /** The schema version in force; 0 until start-up migration has finished. */
+    @Lock(LockType.READ) // every clock reading asks: never behind a migration of another database
     public int version() {
         return version;
     }
 
     /** The dialect of the application database. */
+    @Lock(LockType.READ)
     public Dialect dialect() {
         return dialect;
     }

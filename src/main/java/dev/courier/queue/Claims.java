@@ -103,6 +103,7 @@ class Claims {
                 }
             }
             store.recordFailures(connection, expired);
+            databases.touched(deliveries.stream().map(Delivery::id).toList(), databases.of(queue));
             meters.onCommit(QueueMeters.Event.RECEIVED, queue, deliveries.size());
             meters.onCommit(QueueMeters.Event.EXPIRED, queue, expired.size());
             if (!deliveries.isEmpty()) {

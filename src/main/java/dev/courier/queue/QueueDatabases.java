@@ -8,6 +8,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,6 +39,9 @@ class QueueDatabases {
 
     private static final Pattern NAME = Pattern.compile("[a-z][a-z0-9_]{0,62}");
 
+    /** Prefix of a message's entry among a transaction's homes (a queue's is its name, which has no colon). */
+    private static final String MESSAGE = "message:";
+
     @Resource(lookup = "jdbc/courier")
     private DataSource courier;
 
@@ -61,6 +65,12 @@ class QueueDatabases {
     private record Home(QueueDatabase database, long readAt) {}
 
     private final Map<QueueName, Home> homes = new ConcurrentHashMap<>();
+
+    /**
+     * Key of the homes learned in the current transaction (queues it made, messages it sent or leased): a lookup
+     * runs outside it and cannot see them.
+     */
+    private final Object learned = new Object();
 
     /** Every queue database, Courier's first. */
     List<QueueDatabase> all() {
@@ -92,6 +102,10 @@ class QueueDatabases {
         if (all.size() == 1) {
             return courier();
         }
+        QueueDatabase here = learned().get(queue.value());
+        if (here != null) {
+            return here;
+        }
         Home home = homes.get(queue);
         if (home != null && System.nanoTime() - home.readAt() <= settings.settingsTtl.toNanos()) {
             return home.database();
@@ -105,7 +119,11 @@ class QueueDatabases {
     /** The database that holds {@code queue}, if one does, looked up now. */
     Optional<QueueDatabase> find(QueueName queue) {
         Map<String, QueueDatabase> all = databases();
-        return all.size() == 1 ? Optional.of(courier()) : lookup.holding(List.copyOf(all.values()), queue);
+        if (all.size() == 1) {
+            return Optional.of(courier());
+        }
+        QueueDatabase here = learned().get(queue.value());
+        return here != null ? Optional.of(here) : lookup.holding(List.copyOf(all.values()), queue);
     }
 
     /**
@@ -114,9 +132,42 @@ class QueueDatabases {
      */
     QueueDatabase holdingMessage(String id) {
         Map<String, QueueDatabase> all = databases();
-        return all.size() == 1
-                ? courier()
+        if (all.size() == 1) {
+            return courier();
+        }
+        QueueDatabase here = learned().get(MESSAGE + id);
+        return here != null
+                ? here
                 : lookup.holdingMessage(List.copyOf(all.values()), id).orElse(courier());
+    }
+
+    /** Notes, for the rest of the current transaction, that it made {@code queue} in {@code database}. */
+    void made(QueueName queue, QueueDatabase database) {
+        if (databases().size() > 1 && transactions.getTransactionKey() != null) {
+            learned().put(queue.value(), database);
+        }
+    }
+
+    /** Notes, for the rest of the current transaction, that it sent or leased the messages {@code ids} there. */
+    void touched(List<String> ids, QueueDatabase database) {
+        if (databases().size() > 1 && transactions.getTransactionKey() != null) {
+            Map<String, QueueDatabase> here = learned();
+            ids.forEach(id -> here.put(MESSAGE + id, database));
+        }
+    }
+
+    /** What the current transaction learned (empty and unkept without one). */
+    @SuppressWarnings("unchecked")
+    private Map<String, QueueDatabase> learned() {
+        if (transactions.getTransactionKey() == null) {
+            return new HashMap<>();
+        }
+        Map<String, QueueDatabase> here = (Map<String, QueueDatabase>) transactions.getResource(learned);
+        if (here == null) {
+            here = new HashMap<>();
+            transactions.putResource(learned, here);
+        }
+        return here;
     }
 
     /** Forgets where {@code queue} lives (dropped, or not found where it was). */

@@ -18,15 +18,32 @@ import java.util.Optional;
 class QueueLookup {
 
     Optional<QueueDatabase> holding(List<QueueDatabase> databases, QueueName queue) {
-        return databases.stream()
-                .filter(d -> holds(d, "SELECT 1 FROM courier_queue WHERE name = ?", queue.value()))
-                .findFirst();
+        return first(databases, "SELECT 1 FROM courier_queue WHERE name = ?", queue.value());
     }
 
     Optional<QueueDatabase> holdingMessage(List<QueueDatabase> databases, String id) {
-        return databases.stream()
-                .filter(d -> holds(d, "SELECT 1 FROM courier_message WHERE id = ?", id))
-                .findFirst();
+        return first(databases, "SELECT 1 FROM courier_message WHERE id = ?", id);
+    }
+
+    /**
+     * The first database where {@code sql} finds a row; one that cannot be read is passed over, but if no other
+     * has the row its failure is thrown (an answer "not found" would be a lie while it is down).
+     */
+    private static Optional<QueueDatabase> first(List<QueueDatabase> databases, String sql, String value) {
+        IllegalStateException unread = null;
+        for (QueueDatabase database : databases) {
+            try {
+                if (holds(database, sql, value)) {
+                    return Optional.of(database);
+                }
+            } catch (IllegalStateException e) {
+                unread = unread == null ? e : unread;
+            }
+        }
+        if (unread != null) {
+            throw unread;
+        }
+        return Optional.empty();
     }
 
     /** How many queues the databases hold together. */

@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Queue definitions: create, update, drop, list. Each call joins the caller's transaction ({@code REQUIRED}).
@@ -18,6 +20,8 @@ import java.util.Optional;
  */
 @Stateless
 public class Queues {
+
+    private static final Logger LOG = Logger.getLogger(Queues.class.getName());
 
     @Inject
     private QueueDatabases databases;
@@ -93,18 +97,24 @@ public class Queues {
         try (Connection courier = databases.courier().connection()) {
             store.lockDefinitions(courier);
         }
-        if (target != databases.courier()) {
-            store.lockDefinitions(connection);
-            if (databases.find(spec.name()).isPresent()) { // made in another database meanwhile
+        List<QueueDatabase> others =
+                databases.all().stream().filter(d -> d != target).toList();
+        if (!others.isEmpty()) {
+            if (target != databases.courier()) {
+                store.lockDefinitions(connection);
+            }
+            if (lookup.holding(others, spec.name()).isPresent()) { // made in another database meanwhile
                 throw concurrentlyCreated(spec.name());
             }
         }
-        int existing = databases.all().size() == 1 ? store.count(connection) : lookup.count(databases.all());
+        // The target's own count in this transaction (it may have made queues there already), the others' outside.
+        int existing = store.count(connection) + (others.isEmpty() ? 0 : lookup.count(others));
         if (existing >= settings.maxQueues) {
             throw QueueLimitException.tooManyQueues(settings.maxQueues);
         }
         try {
             store.insert(connection, spec, now);
+            databases.made(spec.name(), target);
         } catch (SQLException e) {
             if ("23505".equals(e.getSQLState())) { // another caller created it between our check and insert
                 throw concurrentlyCreated(spec.name());
@@ -160,8 +170,15 @@ public class Queues {
             // planned: under churn the planner would count by scanning
             try (Connection connection = database.planned()) {
                 all.addAll(store.stats(database, connection, only, database.now(connection)));
-            } catch (SQLException e) {
-                throw new IllegalStateException("reading the queues of database " + database.name() + " failed", e);
+            } catch (SQLException | RuntimeException e) {
+                if (only.isPresent() || database == databases.courier()) {
+                    throw new IllegalStateException("reading the queues of database " + database.name() + " failed", e);
+                }
+                // An application's database that is down hides its queues from the list, not Courier's.
+                LOG.log(
+                        Level.WARNING,
+                        "queue database " + database.name() + " cannot be read; its queues are not listed",
+                        e);
             }
         }
         all.sort(Comparator.comparing(info -> info.spec().name().value()));

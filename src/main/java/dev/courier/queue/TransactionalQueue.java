@@ -161,6 +161,7 @@ public class TransactionalQueue {
             }
             if (!rows.isEmpty()) {
                 store.insert(connection, rows);
+                databases.touched(rows.stream().map(MessageStore.NewMessage::id).toList(), database);
                 wakeReceiversOnCommit(queue);
                 meters.onCommit(QueueMeters.Event.SENT, queue, rows.size());
             }
@@ -168,6 +169,7 @@ public class TransactionalQueue {
         } catch (SQLException e) {
             if (isForeignKeyViolation(e)) { // dropped on another server since this one read it
                 specs.forget(queue);
+                databases.forget(queue);
                 throw new QueueNotFoundException(queue);
             }
             throw new IllegalStateException("send to " + queue + " failed", e);

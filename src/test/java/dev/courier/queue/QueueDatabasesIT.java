@@ -21,6 +21,7 @@ import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -110,14 +111,13 @@ class QueueDatabasesIT {
         Eventually.until(
                 "/metrics names the database",
                 Duration.ofSeconds(30),
-                () -> metrics.has("courier_queue_messages", "queue", queue, "database", "orders", "state", "dead"));
+                () -> metrics.value("courier_queue_messages", "queue", queue, "database", "orders", "state", "dead")
+                        == 1.0);
     }
 
     @Test
     void the_application_sends_in_its_own_transaction_there_and_courier_delivers() throws Exception {
-        if (!POSTGRES) {
-            return; // the SQL API is PostgreSQL's
-        }
+        Assumptions.assumeTrue(POSTGRES, "the SQL API is PostgreSQL's");
         assertEquals(
                 201,
                 http.put("api/queues/" + queue, "{\"database\": \"orders\"}").status());
@@ -126,15 +126,15 @@ class QueueDatabasesIT {
                 ddl.execute("CREATE TABLE IF NOT EXISTS shop_order (id TEXT PRIMARY KEY)");
             }
             orders.setAutoCommit(false);
-            insertOrder(orders, "o-rolled-back");
-            send(orders, queue, "{\"order\": \"o-rolled-back\"}");
+            insertOrder(orders, queue + "-rolled-back");
+            send(orders, queue, "{\"order\": \"rolled back\"}");
             orders.rollback();
-            insertOrder(orders, "o-1");
-            send(orders, queue, "{\"order\": \"o-1\"}");
+            insertOrder(orders, queue + "-1");
+            send(orders, queue, "{\"order\": \"committed\"}");
             orders.commit();
         }
         JsonObject got = receive(queue);
-        assertEquals("o-1", got.getJsonObject("payload").getString("order"), "only the committed one");
+        assertEquals("committed", got.getJsonObject("payload").getString("order"), "only the committed one");
         assertEquals(
                 200,
                 http.post("api/queues/" + queue + "/receive", "{\"max\": 10}").status());
