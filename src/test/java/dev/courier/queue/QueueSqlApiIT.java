@@ -330,7 +330,7 @@ class QueueSqlApiIT {
                     "a refused definition changes nothing");
 
             String limit = call(app, "SELECT max_queues::text FROM courier_queue_limits");
-            assertEquals("250", limit, "the server's courier.queue.max-queues (the pom's), written at its start");
+            assertEquals("120", limit, "the server's courier.queue.max-queues (the pom's), written at its start");
             try {
                 call(
                         app,

@@ -78,6 +78,9 @@ class TransactionalQueueIT {
     @Inject
     private QueueDatabase database;
 
+    @Inject
+    private QueueSettings settings;
+
     @Resource(lookup = "java:comp/DefaultManagedExecutorService")
     private jakarta.enterprise.concurrent.ManagedExecutorService executor;
 
@@ -827,7 +830,7 @@ class TransactionalQueueIT {
     void should_refuse_a_queue_past_the_configured_limit() {
         List<QueueName> created = new java.util.ArrayList<>();
         try {
-            int room = 100 - queues.list().size();
+            int room = settings.maxQueues - queues.list().size(); // courier.queue.max-queues: the pom sets 120
             for (int i = 0; i < room; i++) {
                 QueueName extra = QueueName.of(name.value() + "l" + i);
                 queues.define(QueueSpec.of(extra));
@@ -835,7 +838,7 @@ class TransactionalQueueIT {
             }
             QueueName oneTooMany = QueueName.of(name.value() + "over");
             assertThrows(QueueLimitException.class, () -> queues.define(QueueSpec.of(oneTooMany)));
-            assertEquals(100, queues.list().size());
+            assertEquals(settings.maxQueues, queues.list().size());
         } finally {
             created.forEach(queues::drop);
         }
