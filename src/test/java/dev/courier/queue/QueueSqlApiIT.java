@@ -385,9 +385,10 @@ class QueueSqlApiIT {
         String role = "app_" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
         String other = role + "_none";
         String database = System.getProperty("courier.db.name", "courier");
-        superuser("CREATE ROLE " + role + " LOGIN PASSWORD 'app'; CREATE ROLE " + other + " LOGIN PASSWORD 'app'; "
-                + "GRANT USAGE ON SCHEMA courier TO " + role + "; "
-                + "GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA courier TO " + role + ";");
+        Postgres.superuser(
+                "CREATE ROLE " + role + " LOGIN PASSWORD 'app'; CREATE ROLE " + other + " LOGIN PASSWORD 'app'; "
+                        + "GRANT USAGE ON SCHEMA courier TO " + role + "; "
+                        + "GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA courier TO " + role + ";");
         try {
             try (Connection app = Postgres.as(database, role, "app")) {
                 app.setAutoCommit(true);
@@ -401,35 +402,8 @@ class QueueSqlApiIT {
                 assertState("42501", () -> send(stranger, queue, "{}"));
             }
         } finally {
-            superuser("DROP OWNED BY " + role + "; DROP ROLE " + role + "; DROP ROLE " + other + ";");
+            Postgres.superuser("DROP OWNED BY " + role + "; DROP ROLE " + role + "; DROP ROLE " + other + ";");
         }
-    }
-
-    private static void superuser(String sql) throws Exception {
-        String[] host = System.getProperty("courier.db.hosts", "localhost:5432")
-                .split(",")[0]
-                .split(":");
-        Process psql = new ProcessBuilder(
-                        "runuser",
-                        "-u",
-                        "postgres",
-                        "--",
-                        "psql",
-                        "-p",
-                        host[1],
-                        "-d",
-                        System.getProperty("courier.db.name", "courier"),
-                        "-X",
-                        "-q",
-                        "-v",
-                        "ON_ERROR_STOP=1",
-                        "-c",
-                        sql)
-                .redirectErrorStream(true)
-                .start();
-        String output = new String(psql.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(psql.waitFor(30, TimeUnit.SECONDS));
-        assertEquals(0, psql.exitValue(), output);
     }
 
     @Test

@@ -1,10 +1,12 @@
 package dev.courier.testing;
 
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Connections from the tests to the two PostgreSQL servers of a PostgreSQL run, as the server under test reaches
@@ -30,6 +32,38 @@ public final class Postgres {
                         + "?targetServerType=primary",
                 user,
                 password);
+    }
+
+    /**
+     * Runs {@code sql} on Courier's database as PostgreSQL's superuser ({@code runuser postgres psql}), as an
+     * operator would: roles and databases the tests make and remove.
+     */
+    public static void superuser(String sql) throws Exception {
+        String[] host = System.getProperty("courier.db.hosts", "localhost:5432")
+                .split(",")[0]
+                .split(":");
+        Process psql = new ProcessBuilder(
+                        "runuser",
+                        "-u",
+                        "postgres",
+                        "--",
+                        "psql",
+                        "-p",
+                        host[1],
+                        "-d",
+                        System.getProperty("courier.db.name", "courier"),
+                        "-X",
+                        "-q",
+                        "-v",
+                        "ON_ERROR_STOP=1",
+                        "-c",
+                        sql)
+                .redirectErrorStream(true)
+                .start();
+        String output = new String(psql.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!psql.waitFor(30, TimeUnit.SECONDS) || psql.exitValue() != 0) {
+            throw new IllegalStateException("psql as postgres failed: " + sql + "\n" + output);
+        }
     }
 
     /** Courier's own database. */
