@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.courier.testing.Broker;
 import dev.courier.testing.CourierDeployment;
 import dev.courier.testing.Eventually;
+import dev.courier.testing.ProductionDatabaseOnly;
 import jakarta.jms.JMSConsumer;
 import jakarta.jms.JMSContext;
 import jakarta.jms.Message;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * there, so the subscriber gets no further copy and nothing dies. And one
  * subscriber's long backlog does not hold back another subscriber's redelivery.
  */
+@ProductionDatabaseOnly
 @ExtendWith(ArquillianExtension.class)
 class BacklogIT {
 

@@ -8,6 +8,7 @@ import dev.courier.testing.Broker;
 import dev.courier.testing.CourierDeployment;
 import dev.courier.testing.Eventually;
 import dev.courier.testing.Http;
+import dev.courier.testing.ProductionDatabaseOnly;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import java.time.Duration;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * row, and a subscriber that always fails. Each asserts the consumer's business rows (one effect per message and
  * subscriber, however often it arrived), the ledger and what the broker carried.
  */
+@ProductionDatabaseOnly
 @ExtendWith(ArquillianExtension.class)
 class DownstreamFailureIT {
 

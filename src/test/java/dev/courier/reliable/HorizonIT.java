@@ -7,6 +7,7 @@ import dev.courier.testing.Broker;
 import dev.courier.testing.CourierDeployment;
 import dev.courier.testing.Eventually;
 import dev.courier.testing.Http;
+import dev.courier.testing.ProductionDatabaseOnly;
 import jakarta.json.JsonObject;
 import java.io.StringReader;
 import java.time.Duration;
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * come late from a producer or a consumer: a confirm or cancel of a dead message, a consumed report of a dead
  * delivery.
  */
+@ProductionDatabaseOnly
 @ExtendWith(ArquillianExtension.class)
 class HorizonIT {
 

@@ -8,6 +8,7 @@ import dev.courier.testing.Broker;
 import dev.courier.testing.CourierDeployment;
 import dev.courier.testing.Eventually;
 import dev.courier.testing.Http;
+import dev.courier.testing.ProductionDatabaseOnly;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonString;
 import java.time.Duration;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * the check-back contract. Each asserts the end state on both sides: the producer's order rows, the message,
  * and what reached the broker.
  */
+@ProductionDatabaseOnly
 @ExtendWith(ArquillianExtension.class)
 class UpstreamFailureIT {
 
