@@ -101,11 +101,6 @@ final class QueueDatabase {
         return clock.given(database);
     }
 
-    /** The database's time, on a connection of its own when a reading is due. */
-    Instant instant() {
-        return clock.instant();
-    }
-
     @Override
     public String toString() {
         return name;

@@ -102,7 +102,7 @@ class QueueDatabases {
         if (all.size() == 1) {
             return courier();
         }
-        QueueDatabase here = learned().get(queue.value());
+        QueueDatabase here = learned(false).get(queue.value());
         if (here != null) {
             return here;
         }
@@ -116,13 +116,16 @@ class QueueDatabases {
         return found;
     }
 
-    /** The database that holds {@code queue}, if one does, looked up now. */
+    /**
+     * The database that holds {@code queue}, if one does, looked up now; with Courier's database alone, that one
+     * (whether it holds the queue is for the caller's own read).
+     */
     Optional<QueueDatabase> find(QueueName queue) {
         Map<String, QueueDatabase> all = databases();
         if (all.size() == 1) {
             return Optional.of(courier());
         }
-        QueueDatabase here = learned().get(queue.value());
+        QueueDatabase here = learned(false).get(queue.value());
         return here != null ? Optional.of(here) : lookup.holding(List.copyOf(all.values()), queue);
     }
 
@@ -135,7 +138,7 @@ class QueueDatabases {
         if (all.size() == 1) {
             return courier();
         }
-        QueueDatabase here = learned().get(MESSAGE + id);
+        QueueDatabase here = learned(false).get(MESSAGE + id);
         return here != null
                 ? here
                 : lookup.holdingMessage(List.copyOf(all.values()), id).orElse(courier());
@@ -144,28 +147,32 @@ class QueueDatabases {
     /** Notes, for the rest of the current transaction, that it made {@code queue} in {@code database}. */
     void made(QueueName queue, QueueDatabase database) {
         if (databases().size() > 1 && transactions.getTransactionKey() != null) {
-            learned().put(queue.value(), database);
+            learned(true).put(queue.value(), database);
         }
     }
 
     /** Notes, for the rest of the current transaction, that it sent or leased the messages {@code ids} there. */
     void touched(List<String> ids, QueueDatabase database) {
         if (databases().size() > 1 && transactions.getTransactionKey() != null) {
-            Map<String, QueueDatabase> here = learned();
+            Map<String, QueueDatabase> here = learned(true);
             ids.forEach(id -> here.put(MESSAGE + id, database));
         }
     }
 
-    /** What the current transaction learned (empty and unkept without one). */
+    /**
+     * What the current transaction learned; {@code keep}: a map kept with the transaction to add to, else what is
+     * there (a read on the hot path keeps nothing).
+     */
     @SuppressWarnings("unchecked")
-    private Map<String, QueueDatabase> learned() {
-        if (transactions.getTransactionKey() == null) {
-            return new HashMap<>();
-        }
-        Map<String, QueueDatabase> here = (Map<String, QueueDatabase>) transactions.getResource(learned);
+    private Map<String, QueueDatabase> learned(boolean keep) {
+        Map<String, QueueDatabase> here = transactions.getTransactionKey() == null
+                ? null
+                : (Map<String, QueueDatabase>) transactions.getResource(learned);
         if (here == null) {
             here = new HashMap<>();
-            transactions.putResource(learned, here);
+            if (keep) {
+                transactions.putResource(learned, here);
+            }
         }
         return here;
     }
