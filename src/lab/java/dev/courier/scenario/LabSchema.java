@@ -24,7 +24,7 @@ public class LabSchema {
 
     static final String ORDERS_HISTORY_TABLE = "courier_lab_schema_history";
 
-    @Resource(lookup = "jdbc/courier")
+    @Resource(lookup = "jdbc/labOrders")
     private DataSource orders;
 
     @Resource(lookup = "jdbc/inventory")

@@ -20,7 +20,7 @@ import java.io.StringReader;
  * configuration). Each order commits its inbox row, its reservation (or nothing, out of stock) and its reply in one
  * local transaction of the inventory database; then the broker's copy is acknowledged and the helper reports it
  * consumed. The reply goes as {@code courier.scenario.rms-reply} says: {@code reliable}, a second
- * reliable message (its barrier row in that transaction, confirmed after it) that {@link RmsRepliesListener}
+ * reliable message (its barrier row in that transaction, confirmed after it) that the orders service's {@code RmsRepliesListener}
  * applies; {@code direct}, the outcome recorded in that transaction and written on the order before the copy is
  * acknowledged ({@link RmsDirectReply}). A redelivered copy finds its inbox row and reserves nothing again.
  */

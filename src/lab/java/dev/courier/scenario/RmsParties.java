@@ -9,7 +9,6 @@ import dev.courier.client.CourierApi;
 import dev.courier.client.HttpCourierApi;
 import dev.courier.client.ReliableConsumer;
 import dev.courier.client.ReliableProducer;
-import dev.courier.platform.ProblemException;
 import dev.courier.reliable.LocalCourierApi;
 import dev.courier.reliable.Producers;
 import dev.courier.reliable.Topics;
@@ -30,12 +29,14 @@ import org.eclipse.microprofile.faulttolerance.Retry;
 import org.eclipse.microprofile.faulttolerance.Timeout;
 
 /**
- * The two services as clients of Courier's reliable message service, wired from the helpers exactly as separate
- * applications would be: the orders service produces {@code scenario-orders} (barrier in the orders database) and
- * consumes the replies; the inventory service consumes the orders (inbox in the inventory database) and produces
- * {@code scenario-replies} (barrier in the inventory database). Both reach Courier over HTTP at
+ * RMS mode's set-up, and the inventory service as a client of Courier's reliable message service, wired from the
+ * helpers as a separate application would be: it consumes the orders (inbox in the inventory database) and produces
+ * {@code scenario-replies} (barrier in the inventory database). It reaches Courier over HTTP at
  * {@code courier.scenario.courier-url}, or in process when {@code courier.scenario.courier-transport} is
- * {@code local} (the comparison lab's setting: the xa and queue modes call their mechanism in process too).
+ * {@code local}. The orders service is an application of its own ({@code lab-orders.war}, over HTTP always): the
+ * set-up here registers it as a producer and subscriber (an operator's work), makes its helper tables in the orders
+ * database and answers Courier's check-backs for it from them ({@link ScenarioResource}), since its signing secret,
+ * shown once at registration, stays in this server.
  */
 @ApplicationScoped
 public class RmsParties {
@@ -74,17 +75,13 @@ public class RmsParties {
     @Inject
     private AuditTrail trail;
 
-    // Each of the scenario's services calls Courier's API as itself, as any producer and consumer would: with
-    // an account of its own (bin/credentials --lab makes both) that the topics' grants narrow to its part.
-    @Inject
-    @ConfigProperty(name = "courier.scenario.orders.password")
-    Optional<String> ordersPassword;
-
+    // The inventory service calls Courier's API as itself, as any producer and consumer would: with an account of
+    // its own (bin/credentials --lab makes it, and the orders service's) that the topics' grants narrow to its part.
     @Inject
     @ConfigProperty(name = "courier.scenario.inventory.password")
     Optional<String> inventoryPassword;
 
-    @Resource(lookup = "jdbc/courier")
+    @Resource(lookup = "jdbc/labOrders")
     private DataSource ordersDb;
 
     @Resource(lookup = "jdbc/inventory")
@@ -105,20 +102,15 @@ public class RmsParties {
     @Inject
     private io.opentelemetry.api.trace.Tracer tracer;
 
-    private ReliableProducer orders;
     private ReliableProducer inventory;
     private ReliableConsumer inventoryInbox;
-    private ReliableConsumer ordersInbox;
 
     @PostConstruct
     void wire() {
         direct = direct(reply);
-        CourierApi asOrders = api(ORDERS_SERVICE, ordersPassword);
         CourierApi asInventory = api(INVENTORY_SERVICE, inventoryPassword);
-        orders = new ReliableProducer(asOrders, ORDERS_SERVICE, ordersDb, transactions);
         inventory = new ReliableProducer(asInventory, INVENTORY_SERVICE, inventoryDb, transactions);
         inventoryInbox = new ReliableConsumer(asInventory, "inventory", inventoryDb, transactions, tracer);
-        ordersInbox = new ReliableConsumer(asOrders, "orders", ordersDb, transactions, tracer);
     }
 
     /** How one of the services reaches Courier, as the {@code courier.scenario.courier-transport} says. */
@@ -193,17 +185,6 @@ public class RmsParties {
                 jakarta.json.Json.createArrayBuilder().add("user:" + user).build());
     }
 
-    /** @throws ProblemException 503 until {@link RmsSetUp} has set the services up */
-    void requireReady() {
-        if (!ready) {
-            throw new ProblemException(503, "Not ready", "the rms mode is still setting up; retry in a moment");
-        }
-    }
-
-    boolean ready() {
-        return ready;
-    }
-
     /** Whether the reply goes straight to the order ({@code courier.scenario.rms-reply=direct}). */
     boolean directReply() {
         return direct;
@@ -220,20 +201,12 @@ public class RmsParties {
         };
     }
 
-    ReliableProducer orders() {
-        return orders;
-    }
-
     ReliableProducer inventory() {
         return inventory;
     }
 
     ReliableConsumer inventoryInbox() {
         return inventoryInbox;
-    }
-
-    ReliableConsumer ordersInbox() {
-        return ordersInbox;
     }
 
     /**

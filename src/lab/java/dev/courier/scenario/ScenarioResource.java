@@ -13,8 +13,8 @@ import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
+import jakarta.transaction.Transactional;
 import jakarta.ws.rs.Consumes;
-import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.PUT;
@@ -25,15 +25,14 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
-import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 
 /**
- * {@code /api/scenario}: the demo business over HTTP. {@code POST orders?mode=xa|rms|queue} {@code {"sku"?,
- * "quantity"?}} → 201 {@code {"orderId", "mode", "state"}} (409 out of stock in XA mode); {@code GET orders/{id}}
- * → {@code {"orderId", "state", "shipment"}}; {@code POST stock} {@code {"sku", "quantity"}}; {@code GET
- * consistency}; {@code PUT slowdown} {@code {"factor"}} (the lab's slowed consumer); {@code GET xa-lock-holds}
- * ({@link XaLockHolds}), {@code DELETE xa-lock-holds} to start counting again.
+ * {@code /api/scenario}: the lab's handles on the services Courier's lab WAR runs, and on both databases. {@code POST
+ * stock} {@code {"sku", "quantity"}} (the inventory's); {@code GET consistency} (orders and inventory databases);
+ * {@code GET|PUT slowdown} {@code {"factor"}} (the slowed inventory instance of the rms and queue modes); {@code GET
+ * check-back/{service}} (both services' check-back URLs). Orders are placed with the orders service, an
+ * application of its own ({@code /lab-orders/api/orders}).
  */
 @ApplicationScoped
 @Path("scenario")
@@ -41,7 +40,7 @@ import jakarta.ws.rs.core.UriInfo;
 public class ScenarioResource {
 
     @Inject
-    private ScenarioOrders orders;
+    private Inventory inventory;
 
     @Inject
     private Consistency consistency;
@@ -52,82 +51,23 @@ public class ScenarioResource {
     @Inject
     private SlowConsumer slow;
 
-    @Inject
-    private Shipments shipments;
-
-    @Inject
-    private XaLockHolds lockHolds;
-
-    @RolesAllowed(Roles.PRODUCER)
-    @POST
-    @Path("orders")
-    public Response place(@QueryParam("mode") String mode, String body) {
-        JsonRequest request = JsonRequest.parse(body);
-        ScenarioOrders.Placed placed = orders.place(
-                Mode.of(mode),
-                request.string("sku").orElse(null),
-                request.integer("quantity", 1, 1000).orElse(1));
-        return Response.status(201)
-                .entity(Json.createObjectBuilder()
-                        .add("orderId", placed.orderId())
-                        .add("mode", placed.mode().wire())
-                        .add("state", placed.state().name())
-                        .build())
-                .build();
-    }
-
-    @RolesAllowed({Roles.ADMIN, Roles.PRODUCER, Roles.CONSUMER})
-    @GET
-    @Path("orders/{id}")
-    public JsonObject order(@PathParam("id") String id) {
-        OrderState state = orders.state(id);
-        // Null until XA mode's shipping service has consumed the order's event; always null in the other modes.
-        JsonValue shipment = shipments
-                .shipment(id)
-                .<JsonValue>map(s -> Json.createObjectBuilder()
-                        .add("delivery", s.delivery())
-                        .add("shippedAt", s.shippedAt().toString())
-                        .build())
-                .orElse(JsonValue.NULL);
-        return Json.createObjectBuilder()
-                .add("orderId", id)
-                .add("state", state.name())
-                .add("shipment", shipment)
-                .build();
-    }
-
     @RolesAllowed(Roles.ADMIN)
     @Audited("scenario.stock")
     @POST
     @Path("stock")
     @Consumes(MediaType.APPLICATION_JSON)
+    @Transactional
     public JsonObject stock(JsonValue body) {
         JsonRequest request = JsonRequest.of(body);
         String sku = request.string("sku").orElseThrow(() -> ProblemException.invalid("'sku' is required"));
         int quantity = request.integer("quantity", 0, 1_000_000_000)
                 .orElseThrow(() -> ProblemException.invalid("'quantity' is required"));
-        orders.stock(sku, quantity);
+        new Order("-", Mode.XA, sku, 1); // validates the sku
+        inventory.stock(sku, quantity);
         return Json.createObjectBuilder()
                 .add("sku", sku)
                 .add("available", quantity)
                 .build();
-    }
-
-    /** How long xa transactions held their stock row's lock since the last reset ({@link XaLockHolds}). */
-    @RolesAllowed(Roles.ADMIN)
-    @GET
-    @Path("xa-lock-holds")
-    public JsonObject xaLockHolds() {
-        return lockHolds.summary();
-    }
-
-    @RolesAllowed(Roles.ADMIN)
-    @Audited("scenario.xa-lock-holds.reset")
-    @DELETE
-    @Path("xa-lock-holds")
-    public Response resetXaLockHolds() {
-        lockHolds.reset();
-        return Response.noContent().build();
     }
 
     /** The slowed inventory instance's factor ({@link SlowConsumer}): {@code {"factor"}}, 1 = normal speed. */
@@ -138,7 +78,10 @@ public class ScenarioResource {
         return Json.createObjectBuilder().add("factor", slow.factor()).build();
     }
 
-    /** Slows one inventory instance down ({@code {"factor": 1..100}}; 1 restores it), for the lab's fault runs. */
+    /**
+     * Slows one inventory instance of the rms and queue modes down ({@code {"factor": 1..100}}; 1 restores it), for
+     * the lab's fault runs; xa's in-line inventory work is the orders service's ({@code /lab-orders/api/slowdown}).
+     */
     @RolesAllowed(Roles.ADMIN)
     @Audited("scenario.slowdown")
     @PUT

@@ -24,7 +24,7 @@ class Shipments {
     /** A booked shipment: the JMS delivery count of the event's copy that booked it, and when. */
     record Shipment(String orderId, int delivery, Instant shippedAt) {}
 
-    @Resource(lookup = "jdbc/courier")
+    @Resource(lookup = "jdbc/labOrders")
     private DataSource dataSource;
 
     @Inject

@@ -9,13 +9,13 @@ import java.util.concurrent.TimeUnit;
 /**
  * The lab's "one consumer slowed" fault, as the business would suffer it: the inventory work of one of the two
  * inventory instances takes {@code factor} times as long as it did (1 = normal speed). Instance 0 is the slowed one:
- * the first queue worker, the first RMS inventory consumer; in XA mode, where every request does the inventory work
- * in-line inside the global transaction, half of the orders (and their locks are held for the extra time).
+ * the first queue worker, the first RMS inventory consumer. XA mode does its inventory work in-line in the orders
+ * service's global transaction, which slows half of its orders itself ({@code dev.courier.orders.XaSlowdown}).
  *
  * <p>"As long as it did" is the mean time the work took per mode at normal speed, frozen when the slowdown starts:
  * the slowed instance then adds (factor − 1) × that mean to each piece of work. Not the time the piece itself took,
- * which includes waiting for locks: in XA a slowed holder makes the others wait, and their stretched waits would
- * stretch the next holder's sleep without end.
+ * which includes waiting for locks: a slowed holder makes the others wait, and their stretched waits would stretch
+ * the next holder's sleep without end.
  */
 @ApplicationScoped
 public class SlowConsumer {

@@ -13,7 +13,7 @@ import jakarta.transaction.Status;
 import jakarta.transaction.UserTransaction;
 
 /**
- * XA mode's downstream step: the shipping service consumes the {@code OrderPlaced} events ({@link XaChannel#EVENTS})
+ * XA mode's downstream step: the shipping service consumes the {@code OrderPlaced} events ({@code scenario.order-placed}, which the orders service sends in its XA transaction)
  * through a durable subscription of its own ({@code scenario-shipping}, activation spec
  * {@code courier/XaOrderPlacedListener} in the lab's configuration) and books each order's shipment
  * ({@link Shipments}), once: the shipment commits in a local transaction of the orders database, then the broker's

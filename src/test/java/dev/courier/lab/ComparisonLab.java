@@ -135,7 +135,7 @@ class ComparisonLab {
         Eventually.until(
                 "the rms mode set up",
                 Duration.ofSeconds(60),
-                () -> http.post("api/scenario/orders?mode=rms", "").status() == 201);
+                () -> http.post("lab-orders/api/orders?mode=rms", "").status() == 201);
         Map<Shape, List<String>> skus = new HashMap<>();
         for (Shape shape : Shape.values()) {
             skus.put(shape, stock(shape));
@@ -288,14 +288,14 @@ class ComparisonLab {
             throws Exception {
         double seconds = Math.max(MIN_POINT_SECONDS, Math.min(POINT_SECONDS, POINT_ORDERS / rate));
         if ("xa".equals(mode)) {
-            http.delete("api/scenario/xa-lock-holds");
+            http.delete("lab-orders/api/xa/lock-holds");
         }
         Costs before = Costs.now(databases);
         OrderLoad load = OrderLoad.run(http, mode, rate, body, seconds);
         LabDatabases.Settlement settled = databases.settle(load, QUIESCENCE);
         Costs costs = Costs.now(databases).perOrder(before, load.acceptedIds().size() + settled.unacknowledged());
         JsonObject holds =
-                "xa".equals(mode) ? http.get("api/scenario/xa-lock-holds").json() : null;
+                "xa".equals(mode) ? http.get("lab-orders/api/xa/lock-holds").json() : null;
         Histogram upstream = load.acceptedLatencies();
         Histogram consistency = histogram(settled.toCompletionNanos());
         Histogram toOutcome = histogram(intendedToOutcomeNanos(load, settled));
@@ -559,10 +559,13 @@ class ComparisonLab {
         return prepared;
     }
 
+    /** The inventory's slowed instance: the inventory service's (rms, queue) and xa's in-line work in the orders service. */
     private void slowDown(int factor) {
-        Http.Response answer = http.put("api/scenario/slowdown", "{\"factor\": " + factor + "}");
-        if (answer.status() != 200) {
-            throw new IllegalStateException("slowing down failed: " + answer);
+        for (String path : List.of("api/scenario/slowdown", "lab-orders/api/xa/slowdown")) {
+            Http.Response answer = http.put(path, "{\"factor\": " + factor + "}");
+            if (answer.status() != 200) {
+                throw new IllegalStateException("slowing down failed: " + answer);
+            }
         }
     }
 

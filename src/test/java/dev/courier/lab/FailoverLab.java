@@ -241,7 +241,7 @@ class FailoverLab {
         Eventually.until(
                 "the rms mode set up",
                 Duration.ofSeconds(60),
-                () -> http.post("api/scenario/orders?mode=rms", "").status() == 201);
+                () -> http.post("lab-orders/api/orders?mode=rms", "").status() == 201);
         List<OrderLoad> loads = new ArrayList<>();
         for (String mode : MODES) {
             // Each mode its own item: an xa order's lock does not slow the others.

@@ -176,11 +176,14 @@ final class LabDatabases implements AutoCloseable {
     private static final String OUTCOME_COMMITTED_MS = "CASE WHEN state <> 'PLACED' THEN "
             + "COALESCE(EXTRACT(EPOCH FROM pg_xact_commit_timestamp(xmin)) * 1000, 0) ELSE 0 END";
 
+    /** The orders service's own database, on Courier's server (bin/postgres). */
+    static final String ORDERS_DATABASE = "courier_lab_orders";
+
     private final Connection orders;
     private final Connection inventory;
 
     LabDatabases() throws SQLException {
-        orders = connect(System.getProperty("courier.db.name", "courier"));
+        orders = connect(ORDERS_DATABASE);
         inventory = dev.courier.testing.Postgres.inventory();
     }
 

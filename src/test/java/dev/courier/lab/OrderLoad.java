@@ -117,7 +117,7 @@ final class OrderLoad {
         int status;
         String id = null;
         try {
-            Http.Response answer = http.post("api/scenario/orders?mode=" + mode, payload);
+            Http.Response answer = http.post("lab-orders/api/orders?mode=" + mode, payload);
             status = answer.status();
             if (status == 201) {
                 id = answer.json().getString("orderId");

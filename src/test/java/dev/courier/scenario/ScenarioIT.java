@@ -17,6 +17,7 @@ import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
@@ -38,6 +39,7 @@ class ScenarioIT {
     @AfterEach
     void disarm() {
         http.delete("api/test/faults");
+        http.delete("lab-orders/api/test/faults");
     }
 
     @Test
@@ -47,7 +49,7 @@ class ScenarioIT {
 
         List<Integer> statuses = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
-            Http.Response placed = http.post("api/scenario/orders?mode=xa", "{\"sku\": \"" + sku + "\"}");
+            Http.Response placed = http.post("lab-orders/api/orders?mode=xa", "{\"sku\": \"" + sku + "\"}");
             statuses.add(placed.status());
             if (placed.status() == 201) {
                 assertEquals("RESERVED", placed.json().getString("state"));
@@ -55,7 +57,7 @@ class ScenarioIT {
                 assertEquals("application/problem+json", placed.contentType());
             }
         }
-        assertEquals(201, http.post("api/scenario/orders?mode=xa", "").status(), "the default item, quantity 1");
+        assertEquals(201, http.post("lab-orders/api/orders?mode=xa", "").status(), "the default item, quantity 1");
 
         assertEquals(List.of(201, 201, 201, 409, 409), statuses);
         JsonObject after = counts("xa");
@@ -68,30 +70,30 @@ class ScenarioIT {
     void xa_rolls_back_order_and_reservation_together_when_the_transaction_fails() {
         String sku = scarce(1);
         JsonObject before = counts("xa");
-        http.post("api/test/faults/scenario.xa.before-publish", "");
+        http.post("lab-orders/api/test/faults/scenario.xa.before-publish", "");
 
-        Http.Response failed = http.post("api/scenario/orders?mode=xa", "{\"sku\": \"" + sku + "\"}");
+        Http.Response failed = http.post("lab-orders/api/orders?mode=xa", "{\"sku\": \"" + sku + "\"}");
 
         assertEquals(500, failed.status(), failed::toString);
         assertEquals(0, delta(before, counts("xa"), "orders"));
         assertEquals(
                 201,
-                http.post("api/scenario/orders?mode=xa", "{\"sku\": \"" + sku + "\"}")
+                http.post("lab-orders/api/orders?mode=xa", "{\"sku\": \"" + sku + "\"}")
                         .status(),
                 "the one item is still in stock");
     }
 
     @Test
     void xa_ships_each_committed_order_once_from_its_event_and_nothing_for_a_refused_or_rolled_back_one() {
-        Http.Response refused = http.post("api/scenario/orders?mode=xa", "{\"sku\": \"" + scarce(0) + "\"}");
+        Http.Response refused = http.post("lab-orders/api/orders?mode=xa", "{\"sku\": \"" + scarce(0) + "\"}");
         assertEquals(409, refused.status(), refused::toString);
         String sku = scarce(3);
-        http.post("api/test/faults/" + XaChannel.BEFORE_PUBLISH + "?times=1", "");
-        Http.Response rolledBack = http.post("api/scenario/orders?mode=xa", "{\"sku\": \"" + sku + "\"}");
+        http.post("lab-orders/api/test/faults/scenario.xa.before-publish?times=1", "");
+        Http.Response rolledBack = http.post("lab-orders/api/orders?mode=xa", "{\"sku\": \"" + sku + "\"}");
         assertEquals(500, rolledBack.status(), rolledBack::toString);
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            Http.Response placed = http.post("api/scenario/orders?mode=xa", "{\"sku\": \"" + sku + "\"}");
+            Http.Response placed = http.post("lab-orders/api/orders?mode=xa", "{\"sku\": \"" + sku + "\"}");
             assertEquals(201, placed.status(), placed::toString);
             ids.add(placed.json().getString("orderId"));
         }
@@ -109,15 +111,15 @@ class ScenarioIT {
 
     @Test
     void xa_lock_holds_count_each_committed_order_since_the_reset_and_none_for_a_refused_one() {
-        assertEquals(204, http.delete("api/scenario/xa-lock-holds").status());
-        assertEquals(0, http.get("api/scenario/xa-lock-holds").json().getInt("count"));
+        assertEquals(204, http.delete("lab-orders/api/xa/lock-holds").status());
+        assertEquals(0, http.get("lab-orders/api/xa/lock-holds").json().getInt("count"));
         assertEquals(
                 409,
-                http.post("api/scenario/orders?mode=xa", "{\"sku\": \"" + scarce(0) + "\"}")
+                http.post("lab-orders/api/orders?mode=xa", "{\"sku\": \"" + scarce(0) + "\"}")
                         .status());
-        assertEquals(201, http.post("api/scenario/orders?mode=xa", "").status());
-        assertEquals(201, http.post("api/scenario/orders?mode=xa", "").status());
-        JsonObject holds = http.get("api/scenario/xa-lock-holds").json();
+        assertEquals(201, http.post("lab-orders/api/orders?mode=xa", "").status());
+        assertEquals(201, http.post("lab-orders/api/orders?mode=xa", "").status());
+        JsonObject holds = http.get("lab-orders/api/xa/lock-holds").json();
         assertEquals(2, holds.getInt("count"), holds::toString);
         double p50 = holds.getJsonNumber("p50Ms").doubleValue();
         assertTrue(p50 > 0 && p50 <= holds.getJsonNumber("maxMs").doubleValue(), holds::toString);
@@ -127,14 +129,14 @@ class ScenarioIT {
     void xa_shipment_failing_after_its_write_rolls_back_with_the_receive_and_is_booked_once_by_the_redelivery() {
         // Every event before this one is consumed first (none left in the subscription's queue, none being
         // delivered: the broker's count holds both), so the armed fault meets this test's event.
-        shipment(http.post("api/scenario/orders?mode=xa", "").json().getString("orderId"));
+        shipment(http.post("lab-orders/api/orders?mode=xa", "").json().getString("orderId"));
         Eventually.until(
                 "earlier OrderPlaced events consumed",
                 java.time.Duration.ofSeconds(60),
                 () -> Broker.messageCount("scenario-shipping") == 0);
         http.post("api/test/faults/" + XaOrderPlacedListener.AFTER_SHIPMENT + "?times=1", "");
 
-        Http.Response placed = http.post("api/scenario/orders?mode=xa", "");
+        Http.Response placed = http.post("lab-orders/api/orders?mode=xa", "");
         assertEquals(201, placed.status(), placed::toString);
 
         JsonObject shipment = shipment(placed.json().getString("orderId"));
@@ -151,6 +153,7 @@ class ScenarioIT {
     }
 
     @Test
+    @EnabledIfSystemProperty(named = "courier.db", matches = "postgres") // the queue library needs the SQL API
     void queue_accepts_every_order_and_settles_each_as_reserved_or_rejected() {
         assertAcceptsAndSettles("queue", scarce(3));
     }
@@ -167,36 +170,41 @@ class ScenarioIT {
         Eventually.until(
                 "the rms mode set up",
                 SETTLE,
-                () -> http.post("api/scenario/orders?mode=rms", "").status() == 201);
+                () -> http.post("lab-orders/api/orders?mode=rms", "").status() == 201);
         long before = counts("rms").getJsonNumber("orders").longValue();
         // Courier unreachable until the fault is disarmed: 10 orders answer 503, and with half (or more) of the
         // last 10 calls failed the circuit is open, whatever came before them.
         String point = "scenario.rms.courier-call";
-        http.post("api/test/faults/" + point + "?times=1000", "");
+        http.post("lab-orders/api/test/faults/" + point + "?times=1000", "");
         try {
             for (int i = 0; i < 10; i++) {
-                Http.Response refused = http.post("api/scenario/orders?mode=rms", "");
+                Http.Response refused = http.post("lab-orders/api/orders?mode=rms", "");
                 assertEquals(503, refused.status(), refused::toString);
                 assertEquals("Courier unavailable", refused.json().getString("title"));
             }
             // The circuit is open: the next order is refused without calling Courier.
-            int calls = left(point);
-            Http.Response open = http.post("api/scenario/orders?mode=rms", "");
+            int calls = ordersLeft(point);
+            Http.Response open = http.post("lab-orders/api/orders?mode=rms", "");
             assertEquals(503, open.status(), open::toString);
-            assertEquals(calls, left(point), "the open circuit refused the order without calling Courier");
+            assertEquals(calls, ordersLeft(point), "the open circuit refused the order without calling Courier");
             assertEquals(before, counts("rms").getJsonNumber("orders").longValue(), "no refused order was written");
         } finally {
-            http.delete("api/test/faults"); // Courier reachable again
+            http.delete("lab-orders/api/test/faults"); // Courier reachable again
         }
         // After the circuit's delay (5 s) orders go through again.
         Eventually.until(
                 "the circuit closed again",
                 Duration.ofSeconds(30),
-                () -> http.post("api/scenario/orders?mode=rms", "").status() == 201);
+                () -> http.post("lab-orders/api/orders?mode=rms", "").status() == 201);
     }
 
     private int left(String point) {
         return http.get("api/test/faults/" + point + "/held").json().getInt("left");
+    }
+
+    /** How many more times the orders service's {@code point} fails (its own test seam). */
+    private int ordersLeft(String point) {
+        return http.get("lab-orders/api/test/faults/" + point + "/held").json().getInt("left");
     }
 
     @Test
@@ -204,7 +212,7 @@ class ScenarioIT {
         Eventually.until(
                 "the rms mode set up",
                 SETTLE,
-                () -> http.post("api/scenario/orders?mode=rms", "").status() == 201);
+                () -> http.post("lab-orders/api/orders?mode=rms", "").status() == 201);
         Http.Response unsigned =
                 http.anonymous().get("api/scenario/check-back/orders?id=" + java.util.UUID.randomUUID());
         assertEquals(401, unsigned.status(), unsigned::toString);
@@ -227,7 +235,7 @@ class ScenarioIT {
     /** Waits until the rms mode takes orders and has settled a first one (its reservation counted before a test). */
     private void rmsSetUp() {
         String first = Eventually.await("the rms mode set up", SETTLE, () -> {
-            Http.Response placed = http.post("api/scenario/orders?mode=rms", "");
+            Http.Response placed = http.post("lab-orders/api/orders?mode=rms", "");
             return placed.status() == 201
                     ? java.util.Optional.of(placed.json().getString("orderId"))
                     : java.util.Optional.empty();
@@ -240,7 +248,7 @@ class ScenarioIT {
         JsonObject before = counts(mode);
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
-            Http.Response placed = http.post("api/scenario/orders?mode=" + mode, "{\"sku\": \"" + sku + "\"}");
+            Http.Response placed = http.post("lab-orders/api/orders?mode=" + mode, "{\"sku\": \"" + sku + "\"}");
             assertEquals(201, placed.status(), placed::toString);
             assertEquals("PLACED", placed.json().getString("state"));
             ids.add(placed.json().getString("orderId"));
@@ -260,12 +268,13 @@ class ScenarioIT {
     }
 
     @Test
+    @EnabledIfSystemProperty(named = "courier.db", matches = "postgres")
     void queue_worker_crashing_between_reservation_and_ack_reserves_once() {
         String sku = scarce(5);
         http.post("api/test/faults/scenario.queue.after-reserve", "");
         JsonObject before = counts("queue");
 
-        String id = http.post("api/scenario/orders?mode=queue", "{\"sku\": \"" + sku + "\"}")
+        String id = http.post("lab-orders/api/orders?mode=queue", "{\"sku\": \"" + sku + "\"}")
                 .json()
                 .getString("orderId");
         Eventually.until("the reservation made", SETTLE, () -> delta(before, counts("queue"), "reserved") == 1);
@@ -317,7 +326,7 @@ class ScenarioIT {
         http.post("api/test/faults/" + point + "?times=" + times, "");
         JsonObject before = counts("rms");
 
-        String id = http.post("api/scenario/orders?mode=rms", "{\"sku\": \"" + sku + "\"}")
+        String id = http.post("lab-orders/api/orders?mode=rms", "{\"sku\": \"" + sku + "\"}")
                 .json()
                 .getString("orderId");
 
@@ -328,34 +337,57 @@ class ScenarioIT {
 
     @Test
     void a_slowed_inventory_instance_delays_orders_but_loses_and_doubles_none() {
+        // The inventory service's slowed instance (rms and queue), and xa's in-line inventory work in the orders
+        // service.
         assertEquals(200, http.put("api/scenario/slowdown", "{\"factor\": 5}").status());
+        assertEquals(
+                200, http.put("lab-orders/api/xa/slowdown", "{\"factor\": 5}").status());
         try {
             assertEquals(5, http.get("api/scenario/slowdown").json().getInt("factor"));
-            assertAcceptsAndSettles("queue", scarce(3));
-            assertEquals(201, http.post("api/scenario/orders?mode=xa", "").status());
+            assertEquals(5, http.get("lab-orders/api/xa/slowdown").json().getInt("factor"));
+            rmsSetUp();
+            assertAcceptsAndSettles("rms", scarce(3));
+            assertEquals(201, http.post("lab-orders/api/orders?mode=xa", "").status());
         } finally {
             assertEquals(
                     1,
                     http.put("api/scenario/slowdown", "{\"factor\": 1}").json().getInt("factor"));
+            assertEquals(
+                    1,
+                    http.put("lab-orders/api/xa/slowdown", "{\"factor\": 1}")
+                            .json()
+                            .getInt("factor"));
         }
+    }
+
+    @Test
+    @EnabledIfSystemProperty(named = "courier.db", matches = "derby")
+    void queue_mode_needs_postgresql_and_says_so_writing_nothing() {
+        JsonObject before = counts("queue");
+        Http.Response refused = http.post("lab-orders/api/orders?mode=queue", "");
+        assertEquals(501, refused.status(), refused::toString);
+        assertTrue(refused.json().getString("detail").contains("PostgreSQL"), refused::toString);
+        assertEquals(0, delta(before, counts("queue"), "orders"));
     }
 
     @Test
     void should_refuse_bad_input_with_a_problem() {
         for (Http.Response bad : List.of(
-                http.post("api/scenario/orders?mode=carrier-pigeon", ""),
-                http.post("api/scenario/orders?mode=xa", "{\"quantity\": 0}"),
-                http.post("api/scenario/orders?mode=xa", "{\"sku\": \"no spaces\"}"),
-                http.post("api/scenario/orders?mode=xa", "{\"quantity\": "),
+                http.post("lab-orders/api/orders?mode=carrier-pigeon", ""),
+                http.post("lab-orders/api/orders?mode=xa", "{\"quantity\": 0}"),
+                http.post("lab-orders/api/orders?mode=xa", "{\"sku\": \"no spaces\"}"),
+                http.post("lab-orders/api/orders?mode=xa", "{\"quantity\": "),
                 http.post("api/scenario/stock", "{\"sku\": \"x\", \"quantity\": -1}"),
                 http.post("api/scenario/stock", "{\"quantity\": 3}"),
                 http.put("api/scenario/slowdown", "{\"factor\": 0}"),
+                http.put("lab-orders/api/xa/slowdown", "{\"factor\": 0}"),
+                http.put("lab-orders/api/xa/slowdown", "[]"),
                 http.put("api/scenario/slowdown", "{\"factor\": 101}"),
                 http.put("api/scenario/slowdown", "{}"))) {
             assertEquals(400, bad.status(), bad::toString);
             assertEquals("application/problem+json", bad.contentType());
         }
-        assertEquals(404, http.get("api/scenario/orders/nope").status());
+        assertEquals(404, http.get("lab-orders/api/orders/nope").status());
     }
 
     private String scarce(int available) {
@@ -370,7 +402,7 @@ class ScenarioIT {
     /** The order's shipment, once XA mode's shipping service has consumed its event. */
     private JsonObject shipment(String id) {
         return Eventually.await("the shipment of order " + id, SETTLE, () -> {
-            JsonObject order = http.get("api/scenario/orders/" + id).json();
+            JsonObject order = http.get("lab-orders/api/orders/" + id).json();
             return order.isNull("shipment")
                     ? java.util.Optional.empty()
                     : java.util.Optional.of(order.getJsonObject("shipment"));
@@ -378,7 +410,7 @@ class ScenarioIT {
     }
 
     private String state(String id) {
-        return http.get("api/scenario/orders/" + id).json().getString("state");
+        return http.get("lab-orders/api/orders/" + id).json().getString("state");
     }
 
     private JsonObject counts(String mode) {

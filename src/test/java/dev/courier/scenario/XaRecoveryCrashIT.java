@@ -44,6 +44,9 @@ class XaRecoveryCrashIT {
 
     private static final LibertyProcess LIBERTY = new LibertyProcess();
     private static final String SUBSCRIPTION = "xa-recovery-test";
+    /** The address the orders service sends its OrderPlaced events to in its XA transaction. */
+    private static final String ORDER_PLACED = "scenario.order-placed";
+
     private static final Path MESSAGES = LIBERTY.messagesLog();
     /** {@code dev.courier.pgxa.SessionLost.RETRIED}: the class lives in the driver's library, not on this path. */
     private static final String SESSION_LOST_RETRIED = "XA session lost in the second phase";
@@ -79,7 +82,7 @@ class XaRecoveryCrashIT {
                         factory.createContext(Broker.USER, Broker.PASSWORD, JMSContext.CLIENT_ACKNOWLEDGE)) {
             events.setClientID("xa-recovery-" + System.nanoTime());
             // A durable subscription on the OrderPlaced address keeps every event the XA orders publish.
-            events.createDurableConsumer(events.createTopic(XaChannel.EVENTS), SUBSCRIPTION)
+            events.createDurableConsumer(events.createTopic(ORDER_PLACED), SUBSCRIPTION)
                     .close();
             JsonObject before = http.get("api/scenario/consistency")
                     .json()
@@ -150,7 +153,7 @@ class XaRecoveryCrashIT {
                 Duration.ofSeconds(150),
                 () -> preparedTransactions() == 0);
         assertEquals(
-                201, http.post("api/scenario/orders?mode=xa", "").status(), "the stock row is not locked any more");
+                201, http.post("lab-orders/api/orders?mode=xa", "").status(), "the stock row is not locked any more");
         JsonObject after = http.get("api/scenario/consistency")
                 .json()
                 .getJsonObject("modes")
@@ -201,7 +204,7 @@ class XaRecoveryCrashIT {
             threads.execute(() -> {
                 while (placing.get()) {
                     try {
-                        http.post("api/scenario/orders?mode=xa", "");
+                        http.post("lab-orders/api/orders?mode=xa", "");
                     } catch (RuntimeException e) {
                         // caught in the fault: go on until told to stop
                     }
@@ -247,7 +250,7 @@ class XaRecoveryCrashIT {
     private static long drain(JMSContext events, long expected) throws Exception {
         Set<String> orders = new HashSet<>();
         List<Message> all = new ArrayList<>();
-        try (JMSConsumer consumer = events.createDurableConsumer(events.createTopic(XaChannel.EVENTS), SUBSCRIPTION)) {
+        try (JMSConsumer consumer = events.createDurableConsumer(events.createTopic(ORDER_PLACED), SUBSCRIPTION)) {
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (orders.size() < expected && System.nanoTime() < deadline) {
                 receive(consumer.receive(1000), all, orders);

@@ -98,9 +98,9 @@ class TraceServerIT {
         Eventually.until(
                 "the rms mode set up",
                 EXPORTED,
-                () -> http.post("api/scenario/orders?mode=rms", "").status() == 201);
+                () -> http.post("lab-orders/api/orders?mode=rms", "").status() == 201);
         String trace = hex(16);
-        Http.Response placed = http.send(HttpRequest.newBuilder(http.uri("api/scenario/orders?mode=rms"))
+        Http.Response placed = http.send(HttpRequest.newBuilder(http.uri("lab-orders/api/orders?mode=rms"))
                 .header("traceparent", "00-" + trace + "-" + hex(8) + "-01")
                 .POST(HttpRequest.BodyPublishers.noBody()));
         assertEquals(201, placed.status(), placed::toString);

@@ -11,6 +11,7 @@ import dev.courier.testing.Http;
 import jakarta.json.JsonObject;
 import java.io.IOException;
 import java.net.http.HttpRequest;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -82,13 +83,16 @@ class SecurityIT {
             // The demo upstream's check-back: Courier calls it without credentials, as any producer's URL.
             Map.entry("GET /api/scenario/check-back/{service}", OPEN),
             Map.entry("GET /api/scenario/consistency", ADMIN),
-            Map.entry("POST /api/scenario/orders", PRODUCER),
-            Map.entry("GET /api/scenario/orders/{id}", ANY_ROLE),
             Map.entry("GET /api/scenario/slowdown", ADMIN),
             Map.entry("PUT /api/scenario/slowdown", ADMIN),
             Map.entry("POST /api/scenario/stock", ADMIN),
-            Map.entry("GET /api/scenario/xa-lock-holds", ADMIN),
-            Map.entry("DELETE /api/scenario/xa-lock-holds", ADMIN),
+            // The lab's orders service, an application of its own beside Courier, on the same registry.
+            Map.entry("POST /lab-orders/api/orders", PRODUCER),
+            Map.entry("GET /lab-orders/api/orders/{id}", ANY_ROLE),
+            Map.entry("GET /lab-orders/api/xa/lock-holds", ADMIN),
+            Map.entry("DELETE /lab-orders/api/xa/lock-holds", ADMIN),
+            Map.entry("GET /lab-orders/api/xa/slowdown", ADMIN),
+            Map.entry("PUT /lab-orders/api/xa/slowdown", ADMIN),
             Map.entry("GET /api/topics", ANY_ROLE),
             Map.entry("GET /api/topics/{topic}", ANY_ROLE),
             Map.entry("PUT /api/topics/{topic}", ADMIN),
@@ -417,9 +421,16 @@ class SecurityIT {
                         .forEach(method -> operations.add(method.toUpperCase(java.util.Locale.ROOT) + " " + path));
             }
         });
-        // The lab's operations (the tests run courier-lab.war): its own document, not served.
-        try (java.io.Reader reader =
-                java.nio.file.Files.newBufferedReader(java.nio.file.Path.of("src/lab/openapi.yaml"))) {
+        // The lab's operations (the tests run courier-lab.war, and the orders service beside it): their own
+        // documents, not served.
+        documented(Path.of("src/lab/openapi.yaml"), "", operations);
+        documented(Path.of("src/lab/orders-openapi.yaml"), "/lab-orders", operations);
+        return operations;
+    }
+
+    /** Adds "METHOD path" of each operation in {@code document}, its paths under {@code prefix}. */
+    private static void documented(Path document, String prefix, Set<String> operations) {
+        try (java.io.Reader reader = java.nio.file.Files.newBufferedReader(document)) {
             Map<?, ?> lab = new org.yaml.snakeyaml.Yaml().load(reader);
             ((Map<?, ?>) lab.get("paths"))
                     .forEach((path, item) -> ((Map<?, ?>) item)
@@ -427,12 +438,11 @@ class SecurityIT {
                                     .map(String::valueOf)
                                     .filter(method -> Set.of("get", "put", "post", "delete", "patch")
                                             .contains(method))
-                                    .forEach(method ->
-                                            operations.add(method.toUpperCase(java.util.Locale.ROOT) + " " + path)));
+                                    .forEach(method -> operations.add(
+                                            method.toUpperCase(java.util.Locale.ROOT) + " " + prefix + path)));
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
-        return operations;
     }
 
     /**

@@ -1,6 +1,5 @@
-package dev.courier.scenario;
+package dev.courier.orders;
 
-import dev.courier.platform.ProblemException;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -33,18 +32,18 @@ public class XaAdmission {
         permits = concurrency > 0 ? new Semaphore(concurrency, true) : null;
     }
 
-    /** Runs {@code order} when a permit is free. @throws ProblemException 503 when none was within 30 s */
+    /** Runs {@code order} when a permit is free. @throws OrderProblem 503 when none was within 30 s */
     <T> T admit(Supplier<T> order) {
         if (permits == null) {
             return order.get();
         }
         try {
             if (!permits.tryAcquire(WAIT_SECONDS, TimeUnit.SECONDS)) {
-                throw new ProblemException(503, "Busy", "too many XA orders in progress; retry later");
+                throw new OrderProblem(503, "Busy", "too many XA orders in progress; retry later");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new ProblemException(503, "Busy", "interrupted while waiting for a turn");
+            throw new OrderProblem(503, "Busy", "interrupted while waiting for a turn");
         }
         try {
             return order.get();

@@ -1,4 +1,4 @@
-package dev.courier.scenario;
+package dev.courier.orders;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.json.Json;

@@ -1,7 +1,5 @@
-package dev.courier.scenario;
+package dev.courier.orders;
 
-import dev.courier.platform.FaultInjection;
-import dev.courier.twophase.XaOutcomes;
 import jakarta.annotation.Resource;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
@@ -15,32 +13,27 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * XA mode: the order (orders database), the reservation (inventory database) and the {@code OrderPlaced} event
- * (broker) in one container-managed transaction — three resources, two-phase commit. Out of stock throws
- * {@link OutOfStockException}: the whole transaction rolls back, nothing is written anywhere.
+ * (broker) in one container-managed transaction — three resources, two-phase commit. Out of stock answers 409 and
+ * rolls the whole transaction back: nothing is written anywhere.
  */
 @Stateless
 @TransactionAttribute(TransactionAttributeType.REQUIRED)
 public class XaChannel {
 
-    /** The multicast address the OrderPlaced events are published to. */
+    /** The multicast address the OrderPlaced events are published to (the shipping service subscribes). */
     static final String EVENTS = "scenario.order-placed";
-
-    static final String BEFORE_PUBLISH = "scenario.xa.before-publish";
 
     @Inject
     private OrderBook book;
 
     @Inject
-    private Inventory inventory;
+    private XaStock stock;
 
     @Inject
-    private FaultInjection faults;
+    private OrderFaults faults;
 
     @Inject
-    private SlowConsumer slow;
-
-    @Inject
-    private XaOutcomes outcomes;
+    private XaSlowdown slow;
 
     @Inject
     private XaLockHolds lockHolds;
@@ -51,12 +44,15 @@ public class XaChannel {
     @Resource
     private TransactionSynchronizationRegistry transaction;
 
+    /** @throws OrderProblem 409 out of stock */
     public OrderState place(Order order) {
-        outcomes.count("scenario");
         book.insert(order, OrderState.RESERVED);
         long start = System.nanoTime();
-        if (inventory.reserve(order) == OrderState.REJECTED) {
-            throw new OutOfStockException(order.sku(), order.quantity());
+        if (!stock.reserve(order)) {
+            throw new OrderProblem(
+                    409,
+                    "Out of stock",
+                    "not enough '" + order.sku() + "' in stock for " + order.quantity() + "; nothing was written");
         }
         long locked = System.nanoTime(); // the stock row is locked from here until the global transaction ends
         transaction.registerInterposedSynchronization(new Synchronization() {
@@ -69,8 +65,8 @@ public class XaChannel {
             }
         });
         // Half the requests meet the slowed inventory instance; its slowness is inside the global transaction.
-        slow.pace(Mode.XA, ThreadLocalRandom.current().nextInt(2), System.nanoTime() - start);
-        faults.checkpoint(BEFORE_PUBLISH);
+        slow.pace(ThreadLocalRandom.current().nextInt(2), System.nanoTime() - start);
+        faults.checkpoint(OrderFaults.XA_BEFORE_PUBLISH);
         try (JMSContext jms = connectionFactory.createContext()) {
             jms.createProducer()
                     .setProperty("orderId", order.id())

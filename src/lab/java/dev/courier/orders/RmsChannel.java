@@ -1,22 +1,19 @@
-package dev.courier.scenario;
+package dev.courier.orders;
 
 import dev.courier.client.CourierException;
-import dev.courier.platform.FaultInjection;
-import dev.courier.platform.InjectedFault;
-import dev.courier.platform.Json;
-import dev.courier.platform.ProblemException;
 import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
+import jakarta.json.Json;
 import org.eclipse.microprofile.faulttolerance.CircuitBreaker;
 import org.eclipse.microprofile.faulttolerance.Fallback;
 import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 
 /**
- * RMS mode, orders side: the order (PLACED) and the producer helper's barrier row in one local transaction of the
- * orders database; the helper prepared the message over Courier's REST API first and confirms it after the
- * commit. {@link RmsInventoryListener} runs the inventory side, {@link RmsRepliesListener} applies its replies.
+ * RMS mode: the order (PLACED) and the producer helper's barrier row in one local transaction of the orders
+ * database; the helper prepared the message over Courier's REST API first and confirms it after the commit. The
+ * inventory service consumes it; {@link RmsRepliesListener} applies its reply.
  *
  * <p>The call to Courier is guarded as a client of any remote service would guard it (MicroProfile Fault
  * Tolerance): when half of the last 10 orders could not reach Courier, the circuit opens and for 5 s orders answer
@@ -33,13 +30,10 @@ public class RmsChannel {
     private OrderBook book;
 
     @Inject
-    private RmsParties parties;
+    private RmsOrders rms;
 
     @Inject
-    private FaultInjection faults;
-
-    /** The checkpoint that stands for Courier unreachable in the tests (an {@link InjectedFault}). */
-    static final String COURIER_CALL = "scenario.rms.courier-call";
+    private OrderFaults faults;
 
     // The test seam's fault counts as a failed call: it stands for Courier unreachable.
     @CircuitBreaker(
@@ -47,17 +41,16 @@ public class RmsChannel {
             failureRatio = 0.5,
             delay = 5000,
             successThreshold = 2,
-            failOn = {CourierException.class, InjectedFault.class})
+            failOn = {CourierException.class, OrderFaults.InjectedFault.class})
     @Fallback(
             fallbackMethod = "courierUnavailable",
-            applyOn = {CourierException.class, InjectedFault.class, CircuitBreakerOpenException.class})
+            applyOn = {CourierException.class, OrderFaults.InjectedFault.class, CircuitBreakerOpenException.class})
     public OrderState place(Order order) {
-        parties.requireReady();
-        faults.checkpoint(COURIER_CALL);
+        faults.checkpoint(OrderFaults.RMS_COURIER_CALL);
         // The prepare's round trip first, holding no connection (see ReliableProducer).
-        parties.orders()
+        rms.producer()
                 .send(
-                        RmsParties.ORDERS_TOPIC,
+                        RmsOrders.ORDERS_TOPIC,
                         Json.createObjectBuilder()
                                 .add("orderId", order.id())
                                 .add("sku", order.sku())
@@ -68,9 +61,9 @@ public class RmsChannel {
         return OrderState.PLACED;
     }
 
-    /** @throws ProblemException 503: Courier did not answer, or the circuit is open; nothing was written */
+    /** @throws OrderProblem 503: Courier did not answer, or the circuit is open; nothing was written */
     OrderState courierUnavailable(Order order) {
-        throw new ProblemException(
+        throw new OrderProblem(
                 503, "Courier unavailable", "the orders service cannot reach Courier just now; retry in a few seconds");
     }
 }
