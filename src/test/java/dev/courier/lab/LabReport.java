@@ -246,9 +246,12 @@ final class LabReport {
         StringBuilder md = new StringBuilder("# Courier comparison lab\n\n");
         md.append(String.format(
                 Locale.ROOT,
-                "Run of %s on this machine (2 cores, 24 GiB, one disk): orders and Courier on one PostgreSQL server, "
-                        + "the inventory on a second; one Liberty; one Artemis broker. The rms services reach Courier "
-                        + "over `%s` transport; their reply goes `%s` (direct: written on the order after the "
+                "Run of %s on this machine (2 cores, 24 GiB, one disk): the orders database and Courier's on one "
+                        + "PostgreSQL server, the inventory on a second; one Liberty with two applications, the "
+                        + "orders service (`lab-orders.war`: the queue library in its own transaction, the reliable "
+                        + "service over HTTP) and Courier with the inventory and shipping services "
+                        + "(`courier-lab.war`); one Artemis broker. The rms inventory reaches Courier over `%s` "
+                        + "transport; its reply goes `%s` (direct: written on the order after the "
                         + "inventory's commit, the queue mode's reply leg; reliable: a second reliable message). "
                         + "Physical anchors measured in the same run: **fdatasync %.0f/s** "
                         + "(pg_test_fsync), **one-row INSERT %.0f tps** (pgbench, 4 clients).%n%n"

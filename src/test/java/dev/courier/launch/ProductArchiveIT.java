@@ -32,6 +32,7 @@ class ProductArchiveIT {
                             || name.startsWith("WEB-INF/classes/dev/courier/bench/")
                             || name.startsWith("WEB-INF/classes/db/inventory/")
                             || name.startsWith("WEB-INF/classes/db/lab-orders/")
+                            || name.startsWith("WEB-INF/classes/dev/courier/orders/")
                             || name.startsWith("WEB-INF/lib/courier-lab"))
                     .toList();
             assertEquals(List.of(), lab, "lab entries in courier.war");
@@ -61,7 +62,34 @@ class ProductArchiveIT {
                 assertTrue(lab.getEntry(entry) != null, entry + " in courier-lab.war");
             }
             assertTrue(lab.stream().noneMatch(e -> e.getName().startsWith("WEB-INF/classes/dev/courier/testing/")));
+            assertTrue(
+                    lab.stream().noneMatch(e -> e.getName().startsWith("WEB-INF/classes/dev/courier/orders/")),
+                    "the orders service is an application of its own");
         }
+    }
+
+    @Test
+    void should_pack_the_orders_service_as_an_application_with_the_two_client_jars_and_nothing_of_the_server()
+            throws IOException {
+        try (ZipFile orders = new ZipFile(TARGET.resolve("lab-orders.war").toFile())) {
+            List<String> foreign = orders.stream()
+                    .map(ZipEntry::getName)
+                    .filter(name -> !name.endsWith("/"))
+                    .filter(name -> !name.startsWith("WEB-INF/classes/dev/courier/orders/")
+                            && !name.matches("WEB-INF/(web|ibm-web-bnd|ibm-web-ext)\\.xml")
+                            && !name.equals("WEB-INF/lib/courier-client.jar")
+                            && !name.equals("WEB-INF/lib/courier-queue.jar"))
+                    .toList();
+            assertEquals(List.of(), foreign, "lab-orders.war holds its own classes, its descriptors and the two jars");
+            for (String entry : List.of(
+                    "WEB-INF/classes/dev/courier/orders/QueueChannel.class",
+                    "WEB-INF/lib/courier-client.jar",
+                    "WEB-INF/lib/courier-queue.jar")) {
+                assertTrue(orders.getEntry(entry) != null, entry + " in lab-orders.war");
+            }
+            assertTrue(text(orders, "WEB-INF/web.xml").contains("<module-name>lab-orders</module-name>"));
+        }
+        assertTrue(Files.exists(SERVER.resolve("apps/lab-orders.war")));
     }
 
     @Test
@@ -73,6 +101,11 @@ class ProductArchiveIT {
                 Files.readString(SERVER.resolve("lab/inventory-postgres.xml")).contains("jdbc/inventory"));
         assertTrue(Files.readString(SERVER.resolve("lab/inventory-derby.xml")).contains("jdbc/inventory"));
         assertTrue(Files.exists(SERVER.resolve("apps/courier-lab.war")));
+        for (String file : List.of("server.xml", "datasource-derby.xml", "datasource-postgres.xml", "app.xml")) {
+            assertFalse(Files.readString(SERVER.resolve(file)).contains("jdbc/labOrders"), file);
+        }
+        assertTrue(Files.readString(SERVER.resolve("lab/orders-postgres.xml")).contains("jdbc/labOrders"));
+        assertTrue(Files.readString(SERVER.resolve("lab/orders-derby.xml")).contains("jdbc/labOrders"));
     }
 
     private static String text(ZipFile zip, String entry) throws IOException {

@@ -31,7 +31,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * on Derby an embedded one). A queue made in the application's database keeps its rows there, beside the
  * application's, where the application sends in its own transaction through the SQL API; Courier receives,
  * acknowledges, sweeps (the database's own turn), lists and counts it, naming the database in the queue's JSON and
- * in {@code /metrics}. Names are unique across the databases.
+ * in {@code /metrics}. Names are unique across the databases. An application's database that is down hides its
+ * queues from the list, not Courier's, and a lookup that cannot read it does not answer "no such queue".
  */
 @ExtendWith(ArquillianExtension.class)
 class QueueDatabasesIT {
@@ -174,6 +175,56 @@ class QueueDatabasesIT {
                     .getValuesAs(JsonObject.class);
             return messages.stream().findFirst();
         });
+    }
+
+    @Test
+    void an_application_database_that_cannot_be_read_hides_its_queues_only_and_is_not_taken_for_their_absence()
+            throws Exception {
+        Assumptions.assumeTrue(POSTGRES, "stops one PostgreSQL database under a running Courier");
+        assertEquals(
+                201,
+                http.put("api/queues/" + queue, "{\"database\": \"orders\"}").status());
+        assertEquals(201, http.put("api/queues/" + local, "{}").status());
+        refuseOrdersConnections(true);
+        try {
+            Thread.sleep(1500); // past settings-ttl (1 s): the queues' homes are looked up again
+            Http.Response list = http.get("api/queues");
+            assertEquals(200, list.status(), list::toString);
+            List<String> names = list.json().getJsonArray("queues").getValuesAs(JsonObject.class).stream()
+                    .map(q -> q.getString("name"))
+                    .toList();
+            assertTrue(names.contains(local), "Courier's own queues are still listed: " + names);
+            assertTrue(!names.contains(queue), "the unreadable database's queues are not: " + names);
+            assertEquals(200, http.get("api/queues/" + local).status(), "Courier's own queue answers");
+
+            Http.Response unknown = http.get("api/queues/" + queue);
+            assertTrue(unknown.status() >= 500, "not a 404 while its database cannot be read: " + unknown);
+            assertEquals("application/problem+json", unknown.contentType(), unknown::toString);
+            Http.Response send = http.post("api/queues/" + queue + "/messages", "{\"payload\": {\"n\": 1}}");
+            assertTrue(send.status() >= 500, "a send fails rather than answering no such queue: " + send);
+        } finally {
+            refuseOrdersConnections(false);
+        }
+        Eventually.until(
+                "the application database's queue answers again",
+                Duration.ofSeconds(30),
+                () -> http.get("api/queues/" + queue).status() == 200);
+    }
+
+    /**
+     * The application's database "stopped" without stopping its server: new connections refused, every open one of
+     * Courier's cut ({@code ALTER DATABASE … ALLOW_CONNECTIONS}, as the database's owner). {@code false} lets them in.
+     */
+    private static void refuseOrdersConnections(boolean refuse) throws SQLException {
+        try (Connection server = Postgres.inventory("postgres");
+                Statement sql = server.createStatement()) {
+            sql.execute("ALTER DATABASE courier_orders ALLOW_CONNECTIONS " + !refuse);
+            if (refuse) {
+                sql.executeQuery("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = "
+                                + "'courier_orders' AND usename = current_user AND backend_type = 'client backend'")
+                        .close();
+            }
+        }
     }
 
     private int queueRows(Connection connection) throws SQLException {
