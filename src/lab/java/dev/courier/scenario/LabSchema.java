@@ -1,6 +1,7 @@
 package dev.courier.scenario;
 
 import dev.courier.platform.SchemaMigration;
+import dev.courier.queue.Queues;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
 import jakarta.ejb.DependsOn;
@@ -8,13 +9,14 @@ import jakarta.ejb.Singleton;
 import jakarta.ejb.Startup;
 import jakarta.ejb.TransactionManagement;
 import jakarta.ejb.TransactionManagementType;
+import jakarta.inject.Inject;
 import javax.sql.DataSource;
 
 /**
- * Migrates the lab's tables at start-up, after Courier's own: the orders table in the orders database (Courier's,
- * {@code db/lab-orders/<dialect>/}, history in {@code courier_lab_schema_history}, so the product's history is
- * untouched) and the inventory database ({@code db/inventory/<dialect>/}). Only courier-lab.war holds it: a
- * product server has none of these tables.
+ * Migrates the lab's tables at start-up, after Courier's own: the orders service's tables in the orders database
+ * ({@code jdbc/labOrders}, {@code db/lab-orders/<dialect>/}, history in {@code courier_lab_schema_history}, beside
+ * Courier's queue schema there) and the inventory database ({@code db/inventory/<dialect>/}). Only courier-lab.war
+ * holds it: a product server has none of these tables.
  */
 @Singleton
 @Startup
@@ -30,8 +32,15 @@ public class LabSchema {
     @Resource(lookup = "jdbc/inventory")
     private DataSource inventory;
 
+    @Inject
+    private Queues queues;
+
     @PostConstruct
     void migrate() {
+        // Courier's queue schema first in the orders database (one of its queue databases, migrated on first use, as
+        // listing the queues does): Courier's history creates and later drops a table of the orders' name there (V4,
+        // V10, from when the lab lived in Courier's database), which would collide with the orders service's own.
+        queues.list();
         SchemaMigration.migrate(orders, "db/lab-orders", ORDERS_HISTORY_TABLE);
         SchemaMigration.migrate(inventory, "db/inventory", SchemaMigration.HISTORY_TABLE);
         seed();
