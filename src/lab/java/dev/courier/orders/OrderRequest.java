@@ -7,7 +7,6 @@ import jakarta.json.JsonObject;
 import jakarta.json.JsonReader;
 import jakarta.json.JsonString;
 import jakarta.json.JsonValue;
-import jakarta.json.stream.JsonParsingException;
 import java.io.StringReader;
 import java.util.Optional;
 
@@ -31,8 +30,6 @@ final class OrderRequest {
                 throw OrderProblem.invalid("the request body must be a JSON object");
             }
             return new OrderRequest(value.asJsonObject());
-        } catch (JsonParsingException e) {
-            throw new OrderProblem(400, "Malformed request body", "the request body is not JSON: " + e.getMessage());
         } catch (JsonException e) {
             throw new OrderProblem(400, "Malformed request body", "the request body is not JSON");
         }

@@ -48,7 +48,11 @@ public class QueueChannel {
                 // The inventory's worker defines the queue when it starts: not yet.
                 throw new OrderProblem(503, "Not ready", "the queue mode is still setting up; retry in a moment");
             }
-            throw e;
+            // The library's refusal as REST would answer it; a database it could not use is a 503 (retry).
+            int status = e.reason() == QueueException.Reason.DATABASE
+                    ? 503
+                    : e.reason().status();
+            throw new OrderProblem(status, "Queue refused the order", e.getMessage());
         }
         return OrderState.PLACED;
     }

@@ -4,6 +4,7 @@ import dev.courier.platform.Columns;
 import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import jakarta.transaction.Transactional;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -53,7 +54,8 @@ public class Inventory {
         }
     }
 
-    /** Sets the stock of {@code sku} to {@code available} (creating the item). */
+    /** Sets the stock of {@code sku} to {@code available} (creating the item), in a transaction of its own. */
+    @Transactional
     public void stock(String sku, int available) {
         try (Connection c = dataSource.getConnection()) {
             try (PreparedStatement update =

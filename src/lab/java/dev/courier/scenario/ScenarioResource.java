@@ -13,7 +13,6 @@ import jakarta.inject.Inject;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonObjectBuilder;
 import jakarta.json.JsonValue;
-import jakarta.transaction.Transactional;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
@@ -56,13 +55,12 @@ public class ScenarioResource {
     @POST
     @Path("stock")
     @Consumes(MediaType.APPLICATION_JSON)
-    @Transactional
     public JsonObject stock(JsonValue body) {
         JsonRequest request = JsonRequest.of(body);
         String sku = request.string("sku").orElseThrow(() -> ProblemException.invalid("'sku' is required"));
         int quantity = request.integer("quantity", 0, 1_000_000_000)
                 .orElseThrow(() -> ProblemException.invalid("'quantity' is required"));
-        new Order("-", Mode.XA, sku, 1); // validates the sku
+        new Order("-", Mode.XA, sku, 1); // validates the sku, before any transaction (a 400 is no rollback)
         inventory.stock(sku, quantity);
         return Json.createObjectBuilder()
                 .add("sku", sku)
@@ -80,7 +78,7 @@ public class ScenarioResource {
 
     /**
      * Slows one inventory instance of the rms and queue modes down ({@code {"factor": 1..100}}; 1 restores it), for
-     * the lab's fault runs; xa's in-line inventory work is the orders service's ({@code /lab-orders/api/slowdown}).
+     * the lab's fault runs; xa's in-line inventory work is the orders service's ({@code /lab-orders/api/xa/slowdown}).
      */
     @RolesAllowed(Roles.ADMIN)
     @Audited("scenario.slowdown")

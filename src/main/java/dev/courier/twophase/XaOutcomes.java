@@ -9,7 +9,7 @@ import org.eclipse.microprofile.metrics.Tag;
 /**
  * Counts how Courier's two-phase-commit transactions end, per server, at {@code /metrics}:
  * {@code courier_xa_transactions_total{use, outcome}}, {@code use} naming the caller ({@code probe}: the XA
- * probe; {@code scenario}: the demo's xa mode), {@code outcome} {@code committed} or {@code rolled_back}.
+ * probe; the lab's orders service, an application of its own, has its own transactions, not counted here), {@code outcome} {@code committed} or {@code rolled_back}.
  * Transactions left in doubt by a crash are resolved by Liberty's recovery on restart, outside any count here.
  */
 @ApplicationScoped

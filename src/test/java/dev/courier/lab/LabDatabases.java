@@ -177,7 +177,7 @@ final class LabDatabases implements AutoCloseable {
             + "COALESCE(EXTRACT(EPOCH FROM pg_xact_commit_timestamp(xmin)) * 1000, 0) ELSE 0 END";
 
     /** The orders service's own database, on Courier's server (bin/postgres). */
-    static final String ORDERS_DATABASE = "courier_lab_orders";
+    static final String ORDERS_DATABASE = System.getProperty("courier.lab.orders.db.name", "courier_lab_orders");
 
     private final Connection orders;
     private final Connection inventory;
