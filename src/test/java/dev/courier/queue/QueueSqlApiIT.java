@@ -251,6 +251,17 @@ class QueueSqlApiIT {
                 headers.setString(1, queue);
                 assertState("CQ400", headers::executeQuery);
             }
+            // What the server refuses (SendOptions), SQL refuses too: a key of blanks, a blank header name.
+            try (PreparedStatement blankKey =
+                    app.prepareStatement("SELECT courier.send(?, '{}'::jsonb, key => '   ')")) {
+                blankKey.setString(1, queue);
+                assertState("CQ400", blankKey::executeQuery);
+            }
+            try (PreparedStatement blankHeader =
+                    app.prepareStatement("SELECT courier.send(?, '{}'::jsonb, headers => '{\" \": \"v\"}'::jsonb)")) {
+                blankHeader.setString(1, queue);
+                assertState("CQ400", blankHeader::executeQuery);
+            }
             assertEquals(0, rows(app, queue), "a refused call, a batch among them, writes nothing");
         }
     }
@@ -566,8 +577,46 @@ class QueueSqlApiIT {
                     .orElseThrow();
             jdbc.release(third.leaseToken(), null, "bad again");
 
+            // An expired lease, through each: message 4 leased for 1 s and left to expire, leased again (its second
+            // and last attempt) and released: dead, its history the expiry and then the release.
+            try (PreparedStatement sendSql = app.prepareStatement(
+                    "SELECT courier.send(?, '{\"n\": 4}', key => 'k4', headers => '{\"h\": \"v\"}')")) {
+                sendSql.setString(1, queue);
+                single(sendSql);
+            }
+            assertEquals(
+                    201,
+                    http.post(
+                                    "api/queues/" + rest + "/messages",
+                                    "{\"payload\": {\"n\": 4}, \"key\": \"k4\", \"headers\": {\"h\": \"v\"}}")
+                            .status());
+            jdbc.send(library, Send.of("{\"n\": 4}").withKey("k4").withHeaders(Map.of("h", "v")));
+            assertEquals(1, receive(app, queue, 1, "1 second").size());
+            assertEquals(
+                    1,
+                    http.post("api/queues/" + rest + "/receive", "{\"max\": 1, \"leaseSeconds\": 1}")
+                            .json()
+                            .getJsonArray("messages")
+                            .size());
+            assertEquals(1, jdbc.receive(library, 1, Duration.ofSeconds(1)).size());
+            Thread.sleep(1000 + 1500); // the lease, then the backoff after attempt 1 (at most 1 s)
+            release(app, receive(app, queue, 1, null).get(0).token(), null, "bad after expiry");
+            assertEquals(
+                    204,
+                    releaseRest(
+                            rest,
+                            http.post("api/queues/" + rest + "/receive", "{\"max\": 1}")
+                                    .json()
+                                    .getJsonArray("messages")
+                                    .getJsonObject(0),
+                            "{\"reason\": \"bad after expiry\"}"));
+            jdbc.release(jdbc.receive(library, 1).get(0).leaseToken(), null, "bad after expiry");
+
             List<String> expected = comparable(app, queue);
-            assertEquals(2, expected.size(), expected::toString);
+            assertEquals(3, expected.size(), expected::toString);
+            assertTrue(
+                    expected.get(2).contains("1:EXPIRED:lease expired, 2:RELEASED:bad after expiry"),
+                    expected::toString);
             assertEquals(expected, comparable(app, rest), "REST");
             assertEquals(expected, comparable(app, library), "the library");
         } finally {
