@@ -1,5 +1,6 @@
 package dev.courier.orders;
 
+import jakarta.json.Json;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -10,6 +11,18 @@ public record Order(String id, Mode mode, String sku, int quantity) {
     public static final String DEFAULT_SKU = "widget";
 
     private static final Pattern SKU = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_-]{0,62}");
+
+    /**
+     * The order as the inventory reads it, whichever mechanism carries it: {@code {"orderId", "sku", "quantity"}}.
+     */
+    public String message() {
+        return Json.createObjectBuilder()
+                .add("orderId", id)
+                .add("sku", sku)
+                .add("quantity", quantity)
+                .build()
+                .toString();
+    }
 
     /** @throws OrderProblem 400 for a bad sku or quantity */
     public Order {

@@ -6,7 +6,6 @@ import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 
 /**
  * Queue mode: the order (PLACED) and its message on the transactional queue {@code scenario_orders}, both in the
@@ -35,14 +34,7 @@ public class QueueChannel {
         }
         book.insert(order, OrderState.PLACED);
         try {
-            queue.send(
-                    QUEUE,
-                    Json.createObjectBuilder()
-                            .add("orderId", order.id())
-                            .add("sku", order.sku())
-                            .add("quantity", order.quantity())
-                            .build()
-                            .toString());
+            queue.send(QUEUE, order.message());
         } catch (QueueException e) {
             if (e.reason() == QueueException.Reason.QUEUE_NOT_FOUND) {
                 // The inventory's worker defines the queue when it starts: not yet.

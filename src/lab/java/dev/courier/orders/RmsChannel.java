@@ -5,7 +5,6 @@ import jakarta.ejb.Stateless;
 import jakarta.ejb.TransactionAttribute;
 import jakarta.ejb.TransactionAttributeType;
 import jakarta.inject.Inject;
-import jakarta.json.Json;
 import org.eclipse.microprofile.faulttolerance.CircuitBreaker;
 import org.eclipse.microprofile.faulttolerance.Fallback;
 import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
@@ -49,15 +48,7 @@ public class RmsChannel {
         faults.checkpoint(OrderFaults.RMS_COURIER_CALL);
         // The prepare's round trip first, holding no connection (see ReliableProducer).
         try {
-            rms.producer()
-                    .send(
-                            RmsOrders.ORDERS_TOPIC,
-                            Json.createObjectBuilder()
-                                    .add("orderId", order.id())
-                                    .add("sku", order.sku())
-                                    .add("quantity", order.quantity())
-                                    .build()
-                                    .toString());
+            rms.producer().send(RmsOrders.ORDERS_TOPIC, order.message());
         } catch (CourierException e) {
             if (e.status() >= 400 && e.status() < 500) {
                 // Courier answered, and refused: this service is not registered or granted yet (the lab's set-up
