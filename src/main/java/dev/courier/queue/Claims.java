@@ -20,7 +20,7 @@ import java.util.Map;
 
 /**
  * One claim: leases up to a number of deliverable messages of a queue, in the current transaction or a new one
- * ({@code REQUIRED}), and records in each message's history the expired lease it replaced. Used by the plain
+ * ({@code REQUIRED}); the dialect records in each message's history the expired lease it replaced. Used by the plain
  * receive (in the caller's transaction) and by each attempt of a waiting receive (a transaction of its own).
  */
 @ApplicationScoped
@@ -76,7 +76,7 @@ class Claims {
             Duration leaseFor = lease == null ? spec.lease() : QueueSpec.checkLease(lease);
             List<QueueDialect.Claimed> claimed =
                     databases.dialect().claim(connection, spec, max, settings.maxPageBytes, leaseFor, now);
-            List<MessageStore.Failure> expired = new ArrayList<>();
+            int expired = 0;
             List<Delivery> deliveries = new ArrayList<>(claimed.size());
             for (QueueDialect.Claimed claim : claimed) {
                 Delivery delivery = claim.delivery();
@@ -93,19 +93,13 @@ class Claims {
                                         delivery.leaseToken(),
                                         delivery.leaseExpiresAt(),
                                         headers));
-                if (claim.previousExpiry() != null) {
-                    expired.add(new MessageStore.Failure(
-                            claim.delivery().id(),
-                            claim.delivery().attempt() - 1,
-                            claim.previousExpiry(),
-                            History.EXPIRED,
-                            "lease expired"));
+                if (claim.expired()) {
+                    expired++;
                 }
             }
-            store.recordFailures(connection, expired);
             databases.touched(deliveries.stream().map(Delivery::id).toList(), databases.of(queue));
             meters.onCommit(QueueMeters.Event.RECEIVED, queue, deliveries.size());
-            meters.onCommit(QueueMeters.Event.EXPIRED, queue, expired.size());
+            meters.onCommit(QueueMeters.Event.EXPIRED, queue, expired);
             if (!deliveries.isEmpty()) {
                 faults.checkpoint(AFTER_CLAIM); // a fault after leases were taken: they must roll back
             }

@@ -58,6 +58,7 @@ final class DerbyQueueDialect implements QueueDialect {
         Instant expiry = now.plus(lease);
         String nonce = LeaseToken.nonce();
         List<Claimed> claimed = new ArrayList<>();
+        List<History.Failure> expired = new ArrayList<>();
         long bytes = 0;
         for (int round = 0; round < ROUNDS && claimed.size() < max && bytes < maxBytes; round++) {
             List<Candidate> candidates = choose(connection, queue, now, max - claimed.size(), maxBytes - bytes);
@@ -91,7 +92,15 @@ final class DerbyQueueDialect implements QueueDialect {
                                         token,
                                         expiry,
                                         candidate.headers),
-                                candidate.leaseExpiresAt));
+                                candidate.leaseExpiresAt != null));
+                        if (candidate.leaseExpiresAt != null) {
+                            expired.add(new History.Failure(
+                                    candidate.id,
+                                    candidate.attempt,
+                                    candidate.leaseExpiresAt,
+                                    History.EXPIRED,
+                                    "lease expired"));
+                        }
                     } else if (updated == 0) {
                         lostAny = true;
                     } else {
@@ -107,6 +116,7 @@ final class DerbyQueueDialect implements QueueDialect {
                 break;
             }
         }
+        History.record(connection, expired);
         return claimed;
     }
 
@@ -173,23 +183,92 @@ final class DerbyQueueDialect implements QueueDialect {
 
     /** Derby has no {@code RETURNING}: one delete per message, each with its exact count. */
     @Override
-    public Set<String> deleteLeased(Connection connection, QueueName queue, List<String> ids, List<String> tokens)
+    public Optional<LeaseFault.Lost> ack(Connection connection, QueueName queue, List<String> ids, List<String> tokens)
             throws SQLException {
-        Set<String> deleted = new HashSet<>();
-        try (PreparedStatement delete = connection.prepareStatement("DELETE FROM courier_message WHERE id = ? "
-                + "AND lease_token = ?" + (queue == null ? "" : " AND queue = ?"))) {
+        try (PreparedStatement delete =
+                connection.prepareStatement(queue == null ? QueueSql.ACK : QueueSql.ACK + " AND queue = ?")) {
             for (int i = 0; i < ids.size(); i++) {
                 delete.setString(1, ids.get(i));
                 delete.setString(2, tokens.get(i));
                 if (queue != null) {
                     delete.setString(3, queue.value());
                 }
-                if (delete.executeUpdate() == 1) {
-                    deleted.add(ids.get(i));
+                if (delete.executeUpdate() != 1) {
+                    return Optional.of(LeaseFault.of(connection, queue, ids.get(i)));
                 }
             }
         }
-        return deleted;
+        return Optional.empty();
+    }
+
+    @Override
+    public Optional<LeaseFault.Lost> renew(
+            Connection connection, QueueSpec spec, QueueName queue, String id, String token, Instant expiry)
+            throws SQLException {
+        Optional<StoredMessage> message = leased(connection, queue, id, token);
+        if (message.isEmpty()) {
+            return Optional.of(LeaseFault.of(connection, queue, id));
+        }
+        Instant redelivery = expiry.plus(spec.redeliveryDelay(
+                message.get().attempt(), ThreadLocalRandom.current().nextDouble()));
+        try (PreparedStatement update = connection.prepareStatement("UPDATE courier_message SET lease_expires_at = ?, "
+                + "deliver_at = ?, version = version + 1 WHERE id = ? AND lease_token = ? AND state = 'READY'")) {
+            update.setTimestamp(1, timestamp(expiry), Columns.utc());
+            update.setTimestamp(2, timestamp(redelivery), Columns.utc());
+            update.setString(3, id);
+            update.setString(4, token);
+            return update.executeUpdate() == 1 ? Optional.empty() : Optional.of(LeaseFault.of(connection, queue, id));
+        }
+    }
+
+    @Override
+    public Released release(
+            Connection connection,
+            QueueSpec spec,
+            QueueName queue,
+            String id,
+            String token,
+            Instant now,
+            Duration delay,
+            String reason)
+            throws SQLException {
+        Optional<StoredMessage> message = leased(connection, queue, id, token);
+        if (message.isEmpty()) {
+            return new Released(LeaseFault.of(connection, queue, id), false);
+        }
+        int attempt = message.get().attempt();
+        boolean dead = attempt >= spec.maxAttempts();
+        String why = reason == null || reason.isBlank()
+                ? "released"
+                : reason.length() > 1000 ? reason.substring(0, 999) + "…" : reason;
+        Instant deliverAt = now.plus(
+                delay != null
+                        ? delay
+                        : spec.redeliveryDelay(
+                                attempt, ThreadLocalRandom.current().nextDouble()));
+        try (PreparedStatement update = connection.prepareStatement("UPDATE courier_message SET state = ?, "
+                + "deliver_at = ?, lease_token = NULL, lease_expires_at = NULL, last_error = ?, dead_at = ?, "
+                + "version = version + 1 WHERE id = ? AND lease_token = ? AND state = 'READY'")) {
+            update.setString(1, dead ? "DEAD" : "READY");
+            update.setTimestamp(2, timestamp(deliverAt), Columns.utc());
+            update.setString(3, why);
+            update.setTimestamp(4, dead ? timestamp(now) : null, Columns.utc());
+            update.setString(5, id);
+            update.setString(6, token);
+            if (update.executeUpdate() != 1) {
+                return new Released(LeaseFault.of(connection, queue, id), false);
+            }
+        }
+        History.record(connection, List.of(new History.Failure(id, attempt, now, History.RELEASED, why)));
+        return new Released(null, dead);
+    }
+
+    /** The message under lease {@code token}, of {@code queue} unless null, or empty. */
+    private static Optional<StoredMessage> leased(Connection connection, QueueName queue, String id, String token)
+            throws SQLException {
+        return StoredMessage.find(connection, id)
+                .filter(m -> queue == null || m.queue().equals(queue))
+                .filter(m -> token.equals(m.leaseToken()) && "READY".equals(m.state()));
     }
 
     @Override
@@ -203,7 +282,48 @@ final class DerbyQueueDialect implements QueueDialect {
     }
 
     @Override
-    public Optional<Sent> registerKey(
+    public List<Sent> send(
+            Connection connection, QueueName queue, List<NewMessage> messages, Instant now, Duration keyWindow)
+            throws SQLException {
+        List<Sent> results = new ArrayList<>(messages.size());
+        try (PreparedStatement insert = connection.prepareStatement(QueueSql.INSERT_MESSAGE)) {
+            for (NewMessage message : messages) {
+                if (message.key() != null) {
+                    Optional<Sent> original = registerKey(
+                            connection,
+                            queue,
+                            message.key(),
+                            message.id(),
+                            message.deliverAt(),
+                            now,
+                            now.plus(keyWindow));
+                    if (original.isPresent()) {
+                        results.add(original.get());
+                        continue;
+                    }
+                }
+                insert.setString(1, message.id());
+                insert.setString(2, queue.value());
+                insert.setTimestamp(3, timestamp(message.deliverAt()), Columns.utc());
+                insert.setString(4, message.key());
+                insert.setString(5, message.payload().type().name());
+                insert.setBytes(6, message.payload().bytes());
+                insert.setString(7, message.headers());
+                insert.setTimestamp(8, timestamp(now), Columns.utc());
+                insert.addBatch();
+                results.add(new Sent(message.id(), message.deliverAt(), false));
+            }
+            insert.executeBatch();
+        }
+        return results;
+    }
+
+    /**
+     * Binds {@code key} to the new message unless a live binding exists.
+     *
+     * @return the existing binding when the key is taken within its window, else empty (the new binding is written)
+     */
+    private static Optional<Sent> registerKey(
             Connection connection,
             QueueName queue,
             String key,
@@ -241,6 +361,21 @@ final class DerbyQueueDialect implements QueueDialect {
             }
             // Taken by a concurrent send. Derby fails only the statement, not the transaction: ours goes on.
             return boundKey(connection, queue, key);
+        }
+    }
+
+    /** The message {@code key} is bound to, after a registration found it taken. */
+    private static Optional<Sent> boundKey(Connection connection, QueueName queue, String key) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(
+                "SELECT message_id, deliver_at FROM courier_idempotency_key WHERE queue = ? AND idem_key = ?")) {
+            select.setString(1, queue.value());
+            select.setString(2, key);
+            try (ResultSet rows = select.executeQuery()) {
+                if (!rows.next()) {
+                    throw new IllegalStateException("idempotency key " + key + " conflicted but is not bound");
+                }
+                return Optional.of(new Sent(rows.getString(1), instant(rows, 2), true));
+            }
         }
     }
 

@@ -1,6 +1,5 @@
 package dev.courier.queue;
 
-import static dev.courier.platform.Columns.instant;
 import static dev.courier.platform.Columns.timestamp;
 
 import dev.courier.platform.Columns;
@@ -13,7 +12,6 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * The rows of messages ({@code courier_message}) and of idempotency keys: every statement on them that is the
@@ -24,94 +22,10 @@ import java.util.Optional;
 @ApplicationScoped
 class MessageStore {
 
-    static final String COLUMNS = "id, queue, state, deliver_at, attempt, lease_token, lease_expires_at, version, "
-            + "idempotency_key, payload_type, payload, headers, created_at, last_error, dead_at, history";
-
     @Inject
     private QueueDatabases databases;
 
     // --- messages
-
-    /** A row to insert; {@code headers} already encoded by {@link Headers#encode}. */
-    record NewMessage(
-            String id,
-            QueueName queue,
-            Instant deliverAt,
-            String key,
-            Payload payload,
-            String headers,
-            Instant createdAt) {}
-
-    void insert(Connection connection, List<NewMessage> messages) throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement(QueueSql.INSERT_MESSAGE)) {
-            for (NewMessage message : messages) {
-                insert.setString(1, message.id());
-                insert.setString(2, message.queue().value());
-                insert.setTimestamp(3, timestamp(message.deliverAt()), Columns.utc());
-                insert.setString(4, message.key());
-                insert.setString(5, message.payload().type().name());
-                insert.setBytes(6, message.payload().bytes());
-                insert.setString(7, message.headers());
-                insert.setTimestamp(8, timestamp(message.createdAt()), Columns.utc());
-                insert.addBatch();
-            }
-            insert.executeBatch();
-        }
-    }
-
-    Optional<StoredMessage> find(Connection connection, String id) throws SQLException {
-        try (PreparedStatement select =
-                connection.prepareStatement("SELECT " + COLUMNS + " FROM courier_message WHERE id = ?")) {
-            select.setString(1, id);
-            try (ResultSet rows = select.executeQuery()) {
-                return rows.next() ? Optional.of(stored(rows)) : Optional.empty();
-            }
-        }
-    }
-
-    static StoredMessage stored(ResultSet rows) throws SQLException {
-        return new StoredMessage(
-                rows.getString(1),
-                QueueName.of(rows.getString(2)),
-                rows.getString(3),
-                instant(rows, 4),
-                rows.getInt(5),
-                rows.getString(6),
-                instant(rows, 7),
-                rows.getLong(8),
-                rows.getString(9),
-                Payload.read(rows, 10, 11),
-                Headers.decode(rows.getString(12)),
-                instant(rows, 13),
-                rows.getString(14),
-                instant(rows, 15),
-                rows.getString(16));
-    }
-
-    /** Deletes the message if {@code token} is its current lease, and it is in {@code queue} (null: any). @return rows deleted */
-    int deleteLeased(Connection connection, QueueName queue, String id, String token) throws SQLException {
-        try (PreparedStatement delete =
-                connection.prepareStatement(queue == null ? QueueSql.ACK : QueueSql.ACK + " AND queue = ?")) {
-            delete.setString(1, id);
-            delete.setString(2, token);
-            if (queue != null) {
-                delete.setString(3, queue.value());
-            }
-            return delete.executeUpdate();
-        }
-    }
-
-    /** Moves a leased message's lease expiry and redelivery time, if {@code token} is still its lease. */
-    int renew(Connection connection, String id, String token, Instant expiry, Instant deliverAt) throws SQLException {
-        try (PreparedStatement update = connection.prepareStatement("UPDATE courier_message SET lease_expires_at = ?, "
-                + "deliver_at = ?, version = version + 1 WHERE id = ? AND lease_token = ? AND state = 'READY'")) {
-            update.setTimestamp(1, timestamp(expiry), Columns.utc());
-            update.setTimestamp(2, timestamp(deliverAt), Columns.utc());
-            update.setString(3, id);
-            update.setString(4, token);
-            return update.executeUpdate();
-        }
-    }
 
     /**
      * Undoes a claim whose receiver never saw it: the message is deliverable again at {@code now} and the attempt
@@ -129,53 +43,6 @@ class MessageStore {
     }
 
     /**
-     * Ends a lease without ack: the message returns at {@code deliverAt}, or goes to dead when {@code dead}.
-     * Fenced by the token. @return rows updated
-     */
-    int endLease(Connection connection, String id, String token, Instant deliverAt, String reason, Instant deadAt)
-            throws SQLException {
-        try (PreparedStatement update = connection.prepareStatement("UPDATE courier_message SET state = ?, "
-                + "deliver_at = ?, lease_token = NULL, lease_expires_at = NULL, last_error = ?, dead_at = ?, "
-                + "version = version + 1 WHERE id = ? AND lease_token = ? AND state = 'READY'")) {
-            update.setString(1, deadAt == null ? "READY" : "DEAD");
-            update.setTimestamp(2, timestamp(deliverAt), Columns.utc());
-            update.setString(3, reason);
-            update.setTimestamp(4, timestamp(deadAt), Columns.utc());
-            update.setString(5, id);
-            update.setString(6, token);
-            return update.executeUpdate();
-        }
-    }
-
-    /** A failed attempt to append to a message's history. */
-    record Failure(String messageId, int attempt, Instant at, String kind, String reason) {}
-
-    /**
-     * Appends failed attempts to their messages' history, in place (no second table: nothing for Derby to lock
-     * beyond the row the caller already holds). The history stops growing near the column's limit; the last
-     * error is always on the row.
-     */
-    void recordFailures(Connection connection, List<Failure> failures) throws SQLException {
-        if (failures.isEmpty()) {
-            return;
-        }
-        // The guard counts the new line too (a reason escaped into JSON can be several times its length).
-        try (PreparedStatement update = connection.prepareStatement("UPDATE courier_message SET history = "
-                + "CASE WHEN LENGTH(COALESCE(history, '')) + ? > " + History.MAX_LENGTH + " THEN history "
-                + "ELSE COALESCE(history, '') || ? END WHERE id = ?")) {
-            for (Failure failure : failures) {
-                String line = History.line(
-                        new FailedAttempt(failure.attempt(), failure.at(), failure.kind(), failure.reason()));
-                update.setInt(1, line.length());
-                update.setString(2, line);
-                update.setString(3, failure.messageId());
-                update.addBatch();
-            }
-            update.executeBatch();
-        }
-    }
-
-    /**
      * Moves up to {@code limit} of the queue's live messages that are out of attempts and no longer leased to
      * dead, recording the expiry of their last lease; rows another transaction holds are skipped (the next sweep
      * gets them). @return how many moved
@@ -184,7 +51,8 @@ class MessageStore {
         List<StoredMessage> exhausted = new ArrayList<>();
         // The limit is a constant of the caller's, never input: formatted in, as FETCH FIRST takes no parameter
         // on every database.
-        try (PreparedStatement select = connection.prepareStatement("SELECT " + COLUMNS + " FROM courier_message "
+        try (PreparedStatement select = connection.prepareStatement("SELECT " + StoredMessage.COLUMNS
+                + " FROM courier_message "
                 + "WHERE queue = ? AND state = 'READY' AND deliver_at <= ? AND attempt >= ? ORDER BY deliver_at "
                 + "FETCH FIRST " + limit + " ROWS ONLY" + databases.dialect().skipLocked())) {
             select.setString(1, queue.name().value());
@@ -192,7 +60,7 @@ class MessageStore {
             select.setInt(3, queue.maxAttempts());
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
-                    exhausted.add(stored(rows));
+                    exhausted.add(StoredMessage.read(rows));
                 }
             }
         }
@@ -200,7 +68,7 @@ class MessageStore {
         try (PreparedStatement update = connection.prepareStatement("UPDATE courier_message SET state = 'DEAD', "
                 + "lease_token = NULL, lease_expires_at = NULL, last_error = ?, dead_at = ?, version = version + 1 "
                 + "WHERE id = ? AND version = ?")) {
-            List<Failure> failures = new ArrayList<>();
+            List<History.Failure> failures = new ArrayList<>();
             for (StoredMessage message : exhausted) {
                 message.observedAt(now).requireMoveTo(MessageState.DEAD);
                 String reason = message.leaseToken() != null
@@ -213,7 +81,7 @@ class MessageStore {
                 if (update.executeUpdate() == 1) {
                     moved++;
                     if (message.leaseToken() != null) {
-                        failures.add(new Failure(
+                        failures.add(new History.Failure(
                                 message.id(),
                                 message.attempt(),
                                 message.leaseExpiresAt(),
@@ -222,7 +90,7 @@ class MessageStore {
                     }
                 }
             }
-            recordFailures(connection, failures);
+            History.record(connection, failures);
         }
         return moved;
     }
@@ -354,7 +222,8 @@ class MessageStore {
             Instant now,
             long maxBytes)
             throws SQLException {
-        StringBuilder sql = new StringBuilder("SELECT " + COLUMNS + " FROM courier_message WHERE queue = ?");
+        StringBuilder sql =
+                new StringBuilder("SELECT " + StoredMessage.COLUMNS + " FROM courier_message WHERE queue = ?");
         List<Object> params = new ArrayList<>();
         params.add(queue.value());
         if (filter.state() != null) {
@@ -412,7 +281,7 @@ class MessageStore {
             long bytes = 0;
             try (ResultSet rows = select.executeQuery()) {
                 while (rows.next()) {
-                    StoredMessage message = stored(rows);
+                    StoredMessage message = StoredMessage.read(rows);
                     messages.add(message);
                     bytes += message.payload().size();
                     if (bytes >= maxBytes && messages.size() < limit) {

@@ -4,26 +4,22 @@ import static dev.courier.platform.Columns.instant;
 import static dev.courier.platform.Columns.timestamp;
 
 import dev.courier.platform.Columns;
-import java.sql.Array;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 
-/** PostgreSQL: the claim is one statement with {@code FOR UPDATE SKIP LOCKED}; keys use {@code ON CONFLICT}. */
+/**
+ * PostgreSQL: the claim and the operations by lease token are the SQL API's core functions (V17), which the SQL
+ * API's own functions call too.
+ */
 final class PostgresQueueDialect implements QueueDialect {
-
-    private static final String REGISTER_KEY = "INSERT INTO courier_idempotency_key (queue, idem_key, message_id, "
-            + "deliver_at, expires_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (queue, idem_key) DO UPDATE "
-            + "SET message_id = EXCLUDED.message_id, deliver_at = EXCLUDED.deliver_at, expires_at = EXCLUDED.expires_at "
-            + "WHERE " + KEY_RELEASED + " RETURNING message_id";
 
     @Override
     public void planOnIndexes(Connection connection) throws SQLException {
@@ -36,24 +32,17 @@ final class PostgresQueueDialect implements QueueDialect {
     public List<Claimed> claim(
             Connection connection, QueueSpec queue, int max, long maxBytes, Duration lease, Instant now)
             throws SQLException {
-        Instant expiry = now.plus(lease);
-        // The jitter's ceilings, index k-1 = after delivery k; the statement draws each message's jitter itself.
-        Double[] seconds = new Double[queue.maxAttempts()];
-        for (int k = 1; k <= queue.maxAttempts(); k++) {
-            seconds[k - 1] =
-                    k == queue.maxAttempts() ? 0.0 : queue.backoff().ceiling(k).toMillis() / 1000.0;
-        }
-        Array delays = connection.createArrayOf("float8", seconds);
         try (PreparedStatement claim = connection.prepareStatement(QueueSql.CLAIM_POSTGRESQL)) {
             claim.setString(1, queue.name().value());
-            claim.setTimestamp(2, timestamp(now), Columns.utc());
-            claim.setInt(3, queue.maxAttempts());
-            claim.setInt(4, max);
-            claim.setString(5, LeaseToken.nonce());
-            claim.setTimestamp(6, timestamp(expiry), Columns.utc());
-            claim.setTimestamp(7, timestamp(expiry), Columns.utc());
-            claim.setArray(8, delays);
-            claim.setLong(9, maxBytes);
+            claim.setInt(2, max);
+            claim.setLong(3, maxBytes);
+            claim.setTimestamp(4, timestamp(now), Columns.utc());
+            claim.setTimestamp(5, timestamp(now.plus(lease)), Columns.utc());
+            claim.setInt(6, queue.maxAttempts());
+            claim.setLong(7, queue.backoff().initial().toMillis());
+            claim.setDouble(8, queue.backoff().multiplier());
+            claim.setLong(9, queue.backoff().max().toMillis());
+            claim.setString(10, LeaseToken.nonce());
             List<Claimed> claimed = new ArrayList<>();
             try (ResultSet rows = claim.executeQuery()) {
                 while (rows.next()) {
@@ -65,38 +54,83 @@ final class PostgresQueueDialect implements QueueDialect {
                             rows.getString(3),
                             instant(rows, 4),
                             Headers.decode(rows.getString(7)));
-                    claimed.add(new Claimed(delivery, instant(rows, 9)));
+                    claimed.add(new Claimed(delivery, rows.getBoolean(9)));
                 }
             }
             return claimed;
-        } finally {
-            delays.free();
         }
     }
 
-    /** One statement; {@code RETURNING} says which rows it deleted. */
     @Override
-    public Set<String> deleteLeased(Connection connection, QueueName queue, List<String> ids, List<String> tokens)
+    public Optional<LeaseFault.Lost> ack(Connection connection, QueueName queue, List<String> ids, List<String> tokens)
             throws SQLException {
         // One statement text whatever the count (the pairs travel as two arrays): a chain of "(id = ? AND
         // lease_token = ?) OR ..." took 61 ms for 100 messages (the planner gave up on the primary key) and made
         // a new prepared statement per batch size.
-        try (PreparedStatement delete = connection.prepareStatement(
-                queue == null
-                        ? QueueSql.ACK_ALL_POSTGRESQL + " RETURNING m.id"
-                        : QueueSql.ACK_ALL_POSTGRESQL + " AND m.queue = ? RETURNING m.id")) {
-            delete.setArray(1, connection.createArrayOf("text", ids.toArray()));
-            delete.setArray(2, connection.createArrayOf("text", tokens.toArray()));
-            if (queue != null) {
-                delete.setString(3, queue.value());
+        try (PreparedStatement ack = connection.prepareStatement(QueueSql.ACK_POSTGRESQL)) {
+            ack.setString(1, queue == null ? null : queue.value());
+            ack.setArray(2, connection.createArrayOf("text", ids.toArray()));
+            ack.setArray(3, connection.createArrayOf("text", tokens.toArray()));
+            return lost(ack);
+        }
+    }
+
+    @Override
+    public Optional<LeaseFault.Lost> renew(
+            Connection connection, QueueSpec spec, QueueName queue, String id, String token, Instant expiry)
+            throws SQLException {
+        try (PreparedStatement renew = connection.prepareStatement(QueueSql.RENEW_POSTGRESQL)) {
+            renew.setString(1, queue == null ? null : queue.value());
+            renew.setString(2, id);
+            renew.setString(3, token);
+            renew.setTimestamp(4, timestamp(expiry), Columns.utc());
+            try (ResultSet rows = renew.executeQuery()) {
+                rows.next();
+                String fault = rows.getString(1);
+                return fault == null
+                        ? Optional.empty()
+                        : Optional.of(new LeaseFault.Lost(id, LeaseFault.valueOf(fault)));
             }
-            Set<String> deleted = new HashSet<>();
-            try (ResultSet rows = delete.executeQuery()) {
-                while (rows.next()) {
-                    deleted.add(rows.getString(1));
-                }
+        }
+    }
+
+    @Override
+    public Released release(
+            Connection connection,
+            QueueSpec spec,
+            QueueName queue,
+            String id,
+            String token,
+            Instant now,
+            Duration delay,
+            String reason)
+            throws SQLException {
+        try (PreparedStatement release = connection.prepareStatement(QueueSql.RELEASE_POSTGRESQL)) {
+            release.setString(1, queue == null ? null : queue.value());
+            release.setString(2, id);
+            release.setString(3, token);
+            release.setTimestamp(4, timestamp(now), Columns.utc());
+            if (delay == null) {
+                release.setNull(5, Types.BIGINT);
+            } else {
+                release.setLong(5, delay.toMillis());
             }
-            return deleted;
+            release.setString(6, reason);
+            try (ResultSet rows = release.executeQuery()) {
+                rows.next();
+                String fault = rows.getString(1);
+                return new Released(
+                        fault == null ? null : new LeaseFault.Lost(id, LeaseFault.valueOf(fault)), rows.getBoolean(2));
+            }
+        }
+    }
+
+    /** {@code courier.core_ack}'s answer: a row naming the message and its fault, or none when done. */
+    private static Optional<LeaseFault.Lost> lost(PreparedStatement call) throws SQLException {
+        try (ResultSet rows = call.executeQuery()) {
+            return rows.next()
+                    ? Optional.of(new LeaseFault.Lost(rows.getString(1), LeaseFault.valueOf(rows.getString(2))))
+                    : Optional.empty();
         }
     }
 
@@ -111,28 +145,42 @@ final class PostgresQueueDialect implements QueueDialect {
     }
 
     @Override
-    public Optional<Sent> registerKey(
-            Connection connection,
-            QueueName queue,
-            String key,
-            String messageId,
-            Instant deliverAt,
-            Instant now,
-            Instant expiresAt)
+    public List<Sent> send(
+            Connection connection, QueueName queue, List<NewMessage> messages, Instant now, Duration keyWindow)
             throws SQLException {
-        try (PreparedStatement insert = connection.prepareStatement(REGISTER_KEY)) {
-            insert.setString(1, queue.value());
-            insert.setString(2, key);
-            insert.setString(3, messageId);
-            insert.setTimestamp(4, timestamp(deliverAt), Columns.utc());
-            insert.setTimestamp(5, timestamp(expiresAt), Columns.utc());
-            insert.setTimestamp(6, timestamp(now), Columns.utc());
-            try (ResultSet rows = insert.executeQuery()) {
-                if (rows.next()) {
-                    return Optional.empty();
+        int n = messages.size();
+        String[] ids = new String[n];
+        String[] due = new String[n];
+        String[] keys = new String[n];
+        String[] types = new String[n];
+        byte[][] payloads = new byte[n][];
+        String[] headers = new String[n];
+        for (int i = 0; i < n; i++) {
+            NewMessage message = messages.get(i);
+            ids[i] = message.id();
+            due[i] = message.deliverAt().toString(); // ISO-8601 in UTC: exact, whatever the session's time zone
+            keys[i] = message.key();
+            types[i] = message.payload().type().name();
+            payloads[i] = message.payload().bytes();
+            headers[i] = message.headers();
+        }
+        try (PreparedStatement send = connection.prepareStatement(QueueSql.SEND_POSTGRESQL)) {
+            send.setString(1, queue.value());
+            send.setArray(2, connection.createArrayOf("text", ids));
+            send.setArray(3, connection.createArrayOf("text", due));
+            send.setArray(4, connection.createArrayOf("text", keys));
+            send.setArray(5, connection.createArrayOf("text", types));
+            send.setArray(6, connection.createArrayOf("bytea", payloads));
+            send.setArray(7, connection.createArrayOf("text", headers));
+            send.setTimestamp(8, timestamp(now), Columns.utc());
+            send.setLong(9, keyWindow.toMillis());
+            List<Sent> sent = new ArrayList<>(n);
+            try (ResultSet rows = send.executeQuery()) {
+                while (rows.next()) {
+                    sent.add(new Sent(rows.getString(1), instant(rows, 2), rows.getBoolean(3)));
                 }
             }
+            return sent;
         }
-        return boundKey(connection, queue, key);
     }
 }

@@ -1,9 +1,6 @@
 package dev.courier.queue;
 
-import dev.courier.platform.Columns;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -11,9 +8,12 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The two operations whose SQL differs between databases: claiming a batch of deliverable messages without two
- * receivers ever getting the same one, and registering an idempotency key without aborting the caller's
- * transaction on a conflict. Everything else in the queue is portable SQL.
+ * What differs between databases: claiming a batch of deliverable messages without two receivers ever getting the
+ * same one, registering an idempotency key without aborting the caller's transaction on a conflict, and the
+ * operations by lease token. On PostgreSQL the claim and the operations by lease token are the SQL API's core
+ * functions ({@code courier.core_*}, migration V17), which the SQL API's own functions call too: one
+ * implementation for the server, the library and SQL; Derby, which has no SQL API, runs the same statements from
+ * Java.
  */
 interface QueueDialect {
 
@@ -21,7 +21,8 @@ interface QueueDialect {
      * Leases up to {@code max} deliverable messages of the queue in the current transaction, fewer when their
      * payloads reach {@code maxBytes}: a message is leased only while the payloads before it stay under the budget
      * (so the first one always is). Each lease moves the message's delivery time to the lease's expiry plus
-     * {@link QueueSpec#redeliveryDelay}, jittered per message.
+     * {@link QueueSpec#redeliveryDelay}, jittered per message. A message leased again after its lease ran out gets
+     * that attempt's line in its history ({@link History#EXPIRED}), and {@link Claimed#expired} says so.
      */
     List<Claimed> claim(Connection connection, QueueSpec queue, int max, long maxBytes, Duration lease, Instant now)
             throws SQLException;
@@ -40,19 +41,18 @@ interface QueueDialect {
     String KEY_RELEASED = "courier_idempotency_key.expires_at <= ? AND NOT EXISTS "
             + "(SELECT 1 FROM courier_message m WHERE m.id = courier_idempotency_key.message_id)";
 
+    /** A message to insert: {@code headers} as stored ({@link Headers#encode}, null for none), {@code key} null for none. */
+    record NewMessage(String id, Instant deliverAt, String key, Payload payload, String headers) {}
+
     /**
-     * Binds {@code key} to the new message unless a live binding exists.
+     * Enqueues {@code messages} to {@code queue} in the current transaction, created at {@code now}. A message whose
+     * key is bound on the queue within its window ({@link #KEY_RELEASED} says when a binding ends) is not sent: its
+     * result names the original with {@code duplicate = true}; other keys are bound for {@code keyWindow}.
      *
-     * @return the existing binding when the key is taken within its window, else empty (the new binding is written)
+     * @return a result per message, in order
+     * @throws SQLException 23503 when the queue was dropped meanwhile
      */
-    Optional<Sent> registerKey(
-            Connection connection,
-            QueueName queue,
-            String key,
-            String messageId,
-            Instant deliverAt,
-            Instant now,
-            Instant expiresAt)
+    List<Sent> send(Connection connection, QueueName queue, List<NewMessage> messages, Instant now, Duration keyWindow)
             throws SQLException;
 
     /**
@@ -69,27 +69,45 @@ interface QueueDialect {
     String selectQueue();
 
     /**
-     * Deletes each message whose current lease is its token, of {@code queue} only unless it is null; ids are
-     * distinct. Exact whatever the driver reports for batches. @return the ids deleted
+     * Acknowledges: deletes each message whose current lease is its token ({@code ids} are the tokens' messages,
+     * distinct), of {@code queue} only unless it is null. Exact whatever the driver reports for batches.
+     *
+     * @return empty when every token deleted its message; otherwise the first that did not, and why (the caller
+     *         fails, and the deletes roll back with it)
      */
-    java.util.Set<String> deleteLeased(Connection connection, QueueName queue, List<String> ids, List<String> tokens)
+    Optional<LeaseFault.Lost> ack(Connection connection, QueueName queue, List<String> ids, List<String> tokens)
             throws SQLException;
 
-    /** The message {@code key} is bound to, after a registration found it taken. */
-    default Optional<Sent> boundKey(Connection connection, QueueName queue, String key) throws SQLException {
-        try (PreparedStatement select = connection.prepareStatement(
-                "SELECT message_id, deliver_at " + "FROM courier_idempotency_key WHERE queue = ? AND idem_key = ?")) {
-            select.setString(1, queue.value());
-            select.setString(2, key);
-            try (ResultSet rows = select.executeQuery()) {
-                if (!rows.next()) {
-                    throw new IllegalStateException("idempotency key " + key + " conflicted but is not bound");
-                }
-                return Optional.of(new Sent(rows.getString(1), Columns.instant(rows, 2), true));
-            }
-        }
-    }
+    /**
+     * Extends the lease {@code token} of message {@code id} (of {@code queue} unless null) to {@code expiry}; its
+     * redelivery time moves with it, plus the backoff of {@code spec}, the message's queue.
+     *
+     * @return empty when renewed, else why not
+     */
+    Optional<LeaseFault.Lost> renew(
+            Connection connection, QueueSpec spec, QueueName queue, String id, String token, Instant expiry)
+            throws SQLException;
 
-    /** A message leased by a claim; {@code previousExpiry} is set when the claim found an expired lease. */
-    record Claimed(Delivery delivery, Instant previousExpiry) {}
+    /**
+     * Ends the lease {@code token} of message {@code id} (of {@code queue} unless null) as a failed attempt,
+     * recorded in its history with {@code reason} (blank: "released"; cut past 1000 characters): the message is
+     * delivered again after {@code delay} (null: the backoff of {@code spec}, the message's queue), or dead when it
+     * has no attempts left.
+     */
+    Released release(
+            Connection connection,
+            QueueSpec spec,
+            QueueName queue,
+            String id,
+            String token,
+            Instant now,
+            Duration delay,
+            String reason)
+            throws SQLException;
+
+    /** A message leased by a claim; {@code expired} when the claim found its last lease expired. */
+    record Claimed(Delivery delivery, boolean expired) {}
+
+    /** What a release did: {@code lost} (null when released) says why it could not; {@code dead} the message is. */
+    record Released(LeaseFault.Lost lost, boolean dead) {}
 }

@@ -50,7 +50,7 @@ public class QueueMessages {
             Instant now = queues.requireQueue(connection, queue, caller, Action.CONSUME)
                     .now();
             Optional<StoredMessage> message =
-                    store.find(connection, id).filter(m -> m.queue().equals(queue));
+                    StoredMessage.find(connection, id).filter(m -> m.queue().equals(queue));
             if (message.isEmpty()) {
                 return Optional.empty();
             }

@@ -1,7 +1,5 @@
 package dev.courier.queue;
 
-import dev.courier.platform.Backoff;
-
 /**
  * The SQL of the transactional queue's hot path, in one place: what Courier runs, and what a raw-JDBC baseline
  * must run to be compared with it fairly. Read it to see exactly what each operation costs the database.
@@ -22,7 +20,16 @@ public final class QueueSql {
             + "backoff_multiplier, backoff_max_ms, CAST(NULL AS TIMESTAMP), grants FROM courier_queue WHERE name = ?";
 
     /**
-     * Enqueues one message (batched). Parameters: id, queue, deliver_at, idempotency key, payload type, payload,
+     * Enqueues messages ({@code courier.core_send}, V17), binding their keys. Parameters: queue, ids, delivery
+     * times (ISO-8601 text), keys, payload types, payloads (bytea[]), headers, now, key window in ms. Columns: id,
+     * deliver_at, duplicate; in order.
+     */
+    static final String SEND_POSTGRESQL = "SELECT id, deliver_at, duplicate FROM courier.core_send(?, ?, "
+            + "CAST(CAST(? AS text[]) AS timestamptz[]), ?, ?, ?, ?, CAST(? AS timestamptz), "
+            + "CAST(? AS bigint) * interval '1 millisecond')";
+
+    /**
+     * Enqueues one message (batched) on Derby, as {@code courier.core_send} does without a key. Parameters: id, queue, deliver_at, idempotency key, payload type, payload,
      * headers, created_at.
      */
     public static final String INSERT_MESSAGE = "INSERT INTO courier_message (id, queue, state, deliver_at, attempt, "
@@ -30,48 +37,33 @@ public final class QueueSql {
             + "VALUES (?, ?, 'READY', ?, 0, 0, ?, ?, ?, ?, ?)";
 
     /**
-     * Leases up to n deliverable messages in one statement, skipping rows other receivers hold. Parameters: queue,
-     * now, max attempts, n, token nonce, lease expiry, lease expiry again, redelivery delays before jitter
-     * (float8[] seconds, index k = after delivery k fails; each row draws its jitter into [50 %, 100 %] of it, as
-     * {@link Backoff#delayAfter} does), byte budget. The lease moves deliver_at to the lease expiry plus the
-     * backoff for this delivery's failure, so the message stays invisible while leased and reappears by itself,
-     * backoff included, if the lease runs out. Only the messages whose payloads before them, in delivery order,
-     * stay under the budget are leased (the first always is): the rest stay deliverable, and locked only until this
-     * transaction ends. The sum is taken a step after the lock, as PostgreSQL allows no window with FOR UPDATE.
+     * Leases up to n deliverable messages ({@code courier.core_claim}, migration V17: one statement with
+     * {@code FOR UPDATE SKIP LOCKED}, under a byte budget, recording an expired lease in the history). Parameters:
+     * queue, n, byte budget, now, lease expiry, max attempts, backoff initial ms, multiplier, max ms, token nonce.
+     * Columns: id, attempt, lease_token, lease_expires_at, payload_type, payload, headers, created_at, expired.
      */
-    public static final String CLAIM_POSTGRESQL = """
-            WITH picked AS (
-                SELECT id, deliver_at, lease_expires_at AS previous_expiry, octet_length(payload) AS size
-                FROM courier_message
-                WHERE queue = ? AND state = 'READY' AND deliver_at <= ? AND attempt < ?
-                ORDER BY deliver_at
-                LIMIT ?
-                FOR UPDATE SKIP LOCKED),
-            budgeted AS (
-                SELECT id, previous_expiry,
-                       SUM(size) OVER (ORDER BY deliver_at, id ROWS UNBOUNDED PRECEDING) - size AS before
-                FROM picked)
-            UPDATE courier_message m
-            SET attempt = m.attempt + 1,
-                lease_token = m.id || '.' || ?,
-                lease_expires_at = ?,
-                deliver_at = CAST(? AS timestamptz)
-                             + make_interval(secs => (?::float8[])[m.attempt + 1] * (0.5 + 0.5 * random())),
-                version = m.version + 1
-            FROM budgeted
-            WHERE m.id = budgeted.id AND budgeted.before < ?
-            RETURNING m.id, m.attempt, m.lease_token, m.lease_expires_at, m.payload_type, m.payload, m.headers,
-                      m.deliver_at, budgeted.previous_expiry""";
+    public static final String CLAIM_POSTGRESQL = "SELECT * FROM courier.core_claim(?, ?, ?, CAST(? AS timestamptz), "
+            + "CAST(? AS timestamptz), ?, ?, ?, ?, ?)";
 
     /**
-     * Acknowledges a batch on PostgreSQL: deletes the messages whose current lease is one of the tokens. A token
-     * names its message ({@link LeaseToken}), so matching any of the tokens is matching each pair; the ids let the
-     * primary key find the rows. Parameters: ids (text[]), tokens (text[]); callers append the queue's condition
-     * and {@code RETURNING m.id}.
+     * Acknowledges a batch ({@code courier.core_ack}): deletes the messages whose current lease is one of the
+     * tokens. Parameters: queue (null: any), ids (text[]), tokens (text[]). No row when each deleted its message;
+     * else one: the first message that was not, and its {@link LeaseFault}.
      */
-    public static final String ACK_ALL_POSTGRESQL = """
-            DELETE FROM courier_message m
-            WHERE m.id = ANY (CAST(? AS text[])) AND m.lease_token = ANY (CAST(? AS text[]))""";
+    public static final String ACK_POSTGRESQL = "SELECT message_id, fault FROM courier.core_ack(?, ?, ?)";
+
+    /**
+     * Renews a lease ({@code courier.core_renew}). Parameters: queue (null: any), id, token, new expiry. Column: the
+     * {@link LeaseFault}, null when renewed.
+     */
+    static final String RENEW_POSTGRESQL = "SELECT courier.core_renew(?, ?, ?, CAST(? AS timestamptz))";
+
+    /**
+     * Releases a lease ({@code courier.core_release}). Parameters: queue (null: any), id, token, now, delay in ms
+     * (null: the backoff), reason. Columns: fault (null when done), dead.
+     */
+    static final String RELEASE_POSTGRESQL = "SELECT fault, dead FROM courier.core_release(?, ?, ?, "
+            + "CAST(? AS timestamptz), CAST(? AS bigint) * interval '1 millisecond', ?)";
 
     /**
      * Has the rest of the transaction plan on indexes, on PostgreSQL, before a claim, an acknowledgement, a renewal

@@ -3,10 +3,11 @@ package dev.courier.queue;
 import dev.courier.access.Action;
 import dev.courier.access.Caller;
 import dev.courier.platform.AfterCommit;
+import dev.courier.platform.Columns;
 import dev.courier.platform.ProblemException;
 import dev.courier.platform.ProblemsRollBack;
 import dev.courier.tracing.MessageTraces;
-import dev.courier.tracing.MessageTraces.Passage;
+import dev.courier.tracing.MessageTraces.Passing;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
@@ -16,13 +17,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Send, receive and acknowledge messages of a transactional queue. Unless a method says otherwise it joins the
@@ -57,9 +56,6 @@ public class TransactionalQueue {
 
     @Inject
     private QueueStore queues;
-
-    @Inject
-    private MessageStore store;
 
     @Inject
     private Claims claims;
@@ -124,46 +120,44 @@ public class TransactionalQueue {
         try (Connection connection = database.connection()) {
             Instant now =
                     queues.requireQueue(connection, queue, caller, Action.SEND).now();
-            List<Sent> results = new ArrayList<>(messages.size());
-            List<MessageStore.NewMessage> rows = new ArrayList<>(messages.size());
+            List<QueueDialect.NewMessage> rows = new ArrayList<>(messages.size());
+            List<Passing> spans = new ArrayList<>(messages.size());
             for (Outgoing message : messages) {
                 SendOptions options = message.options();
                 String id = UUID.randomUUID().toString();
-                Instant deliverAt = options.deliverAt(now);
-                if (options.key() != null) {
-                    database.planOnIndexes(connection); // the key's check looks its message up by id
-                    Optional<Sent> original = database.dialect()
-                            .registerKey(
-                                    connection,
-                                    queue,
-                                    options.key(),
-                                    id,
-                                    deliverAt,
-                                    now,
-                                    now.plus(settings.idempotencyWindow));
-                    if (original.isPresent()) {
-                        results.add(original.get());
-                        continue;
-                    }
-                }
                 String headers = Headers.encode(options.headers()); // the limits hold for what the caller gave
-                Map<String, String> traced =
-                        traces.record(Passage.SEND, MessageTraces.COURIER, queue.value(), id, options.headers());
-                rows.add(new MessageStore.NewMessage(
+                Passing span = traces.startSend(MessageTraces.COURIER, queue.value(), id, options.headers());
+                spans.add(span);
+                rows.add(new QueueDialect.NewMessage(
                         id,
-                        queue,
-                        deliverAt,
+                        options.deliverAt(now),
                         options.key(),
                         message.payload(),
-                        traced == options.headers() ? headers : dev.courier.platform.Columns.json(traced),
-                        now));
-                results.add(new Sent(id, deliverAt, false));
+                        span.headers() == options.headers() ? headers : Columns.json(span.headers())));
+                if (options.key() != null) {
+                    database.planOnIndexes(connection); // the key's check looks its message up by id
+                }
             }
-            if (!rows.isEmpty()) {
-                store.insert(connection, rows);
-                databases.touched(rows.stream().map(MessageStore.NewMessage::id).toList(), database);
+            List<Sent> results;
+            try {
+                results = database.dialect().send(connection, queue, rows, now, settings.idempotencyWindow);
+            } catch (SQLException | RuntimeException e) {
+                spans.forEach(span -> span.end(e));
+                throw e;
+            }
+            List<String> sent = new ArrayList<>(results.size());
+            for (int i = 0; i < results.size(); i++) {
+                if (results.get(i).duplicate()) {
+                    spans.get(i).endDuplicateOf(results.get(i).id());
+                } else {
+                    spans.get(i).end(null);
+                    sent.add(results.get(i).id());
+                }
+            }
+            if (!sent.isEmpty()) {
+                databases.touched(sent, database);
                 wakeReceiversOnCommit(queue);
-                meters.onCommit(QueueMeters.Event.SENT, queue, rows.size());
+                meters.onCommit(QueueMeters.Event.SENT, queue, sent.size());
             }
             return results;
         } catch (SQLException e) {
@@ -277,15 +271,16 @@ public class TransactionalQueue {
     public Lease renewLease(QueueName queue, String token, Duration extension, Caller caller) {
         QueueSpec.checkLease(extension);
         String id = LeaseToken.messageId(token);
-        try (Connection connection = home(queue, id).planned()) {
-            StoredMessage message = current(connection, queue, id, token);
-            QueueStore.QueueNow located = queues.requireQueue(connection, message.queue(), caller, Action.CONSUME);
-            QueueSpec spec = located.spec();
-            Instant now = located.now();
-            Instant expiry = now.plus(extension);
-            Instant redelivery = expiry.plus(spec.redeliveryDelay(
-                    message.attempt(), ThreadLocalRandom.current().nextDouble()));
-            requireOne(store.renew(connection, id, token, expiry, redelivery), id, connection);
+        QueueDatabase database = home(queue, id);
+        try (Connection connection = database.planned()) {
+            QueueStore.QueueNow located =
+                    queues.requireQueue(connection, queueOf(connection, queue, id, token), caller, Action.CONSUME);
+            Instant expiry = located.now().plus(extension);
+            Optional<LeaseFault.Lost> lost =
+                    database.dialect().renew(connection, located.spec(), queue, id, token, expiry);
+            if (lost.isPresent()) {
+                throw failed(lost.get(), queue);
+            }
             return new Lease(token, expiry);
         } catch (SQLException e) {
             throw new IllegalStateException("renew of " + id + " failed", e);
@@ -309,25 +304,18 @@ public class TransactionalQueue {
             throw ProblemException.invalid("delay must not be negative");
         }
         String id = LeaseToken.messageId(token);
-        try (Connection connection = home(queue, id).planned()) {
-            StoredMessage message = current(connection, queue, id, token);
-            QueueStore.QueueNow located = queues.requireQueue(connection, message.queue());
-            QueueSpec spec = located.spec();
-            Instant now = located.now();
-            boolean exhausted = message.attempt() >= spec.maxAttempts();
-            String why = reason == null || reason.isBlank() ? "released" : abbreviate(reason);
-            Instant deliverAt = now.plus(
-                    delay != null
-                            ? delay
-                            : spec.redeliveryDelay(
-                                    message.attempt(),
-                                    ThreadLocalRandom.current().nextDouble()));
-            requireOne(store.endLease(connection, id, token, deliverAt, why, exhausted ? now : null), id, connection);
-            if (exhausted) {
-                meters.onCommit(QueueMeters.Event.DEAD, message.queue(), 1);
+        QueueDatabase database = home(queue, id);
+        try (Connection connection = database.planned()) {
+            QueueName of = queueOf(connection, queue, id, token);
+            QueueStore.QueueNow located = queues.requireQueue(connection, of);
+            QueueDialect.Released released = database.dialect()
+                    .release(connection, located.spec(), queue, id, token, located.now(), delay, reason);
+            if (released.lost() != null) {
+                throw failed(released.lost(), queue);
             }
-            store.recordFailures(
-                    connection, List.of(new MessageStore.Failure(id, message.attempt(), now, History.RELEASED, why)));
+            if (released.dead()) {
+                meters.onCommit(QueueMeters.Event.DEAD, of, 1);
+            }
         } catch (SQLException e) {
             throw new IllegalStateException("release of " + id + " failed", e);
         }
@@ -353,13 +341,7 @@ public class TransactionalQueue {
     public void ack(QueueName queue, String token) {
         String id = LeaseToken.messageId(token);
         try (Connection connection = home(queue, id).planned()) {
-            if (store.deleteLeased(connection, queue, id, token) != 1) {
-                current(connection, queue, id, token); // throws why
-                throw StaleLeaseException.of(id); // changed under us: no longer this lease
-            }
-            if (queue != null) {
-                meters.onCommit(QueueMeters.Event.ACKED, queue, 1);
-            }
+            ackAll(connection, queue, List.of(token));
         } catch (SQLException e) {
             throw new IllegalStateException("ack of " + id + " failed", e);
         }
@@ -401,32 +383,13 @@ public class TransactionalQueue {
         if (ids.stream().distinct().count() != ids.size()) {
             throw ProblemException.invalid("a message is named twice in one acknowledgement");
         }
-        // Which rows were deleted, not a batch's counts: a driver may answer a batch with "no info" per row.
-        java.util.Set<String> deleted = databases.dialect().deleteLeased(connection, queue, ids, tokens);
-        if (deleted.size() == ids.size()) {
-            if (queue != null) {
-                meters.onCommit(QueueMeters.Event.ACKED, queue, ids.size());
-            }
-            return;
+        Optional<LeaseFault.Lost> lost = databases.dialect().ack(connection, queue, ids, tokens);
+        if (lost.isPresent()) {
+            throw failed(lost.get(), queue); // all roll back
         }
-        for (int i = 0; i < ids.size(); i++) { // name the first token that matched nothing; all roll back
-            String id = ids.get(i);
-            if (deleted.contains(id)) {
-                continue;
-            }
-            Optional<StoredMessage> left = store.find(connection, id);
-            if (left.isEmpty()) {
-                throw new MessageGoneException(id);
-            }
-            if (queue != null && !left.get().queue().equals(queue)) {
-                throw new ProblemException(
-                        404, "Message not found", "there is no message '" + id + "' in queue " + queue);
-            }
-            if (!tokens.get(i).equals(left.get().leaseToken())) {
-                throw StaleLeaseException.of(id);
-            }
+        if (queue != null) {
+            meters.onCommit(QueueMeters.Event.ACKED, queue, ids.size());
         }
-        throw new IllegalStateException(deleted.size() + " rows deleted for " + ids.size() + " tokens");
     }
 
     /**
@@ -465,35 +428,29 @@ public class TransactionalQueue {
     }
 
     /**
-     * The message under lease {@code token}; through {@code queue} (null: any), it must be that queue's.
+     * The queue an operation by lease token works on: {@code queue} when the caller named it (the operation is
+     * fenced by it), else the queue of the message under lease {@code token}.
      *
-     * @throws QueueNotFoundException 404 / {@link ProblemException} 404 when the queue or its message is missing
      * @throws MessageGoneException 410 / {@link StaleLeaseException} 409 as for {@link #ack(String)}
      */
-    private StoredMessage current(Connection connection, QueueName queue, String id, String token) throws SQLException {
-        Optional<StoredMessage> found = store.find(connection, id);
-        if (queue != null && !found.map(m -> m.queue().equals(queue)).orElse(false)) {
-            queues.requireQueue(connection, queue); // an unknown queue says so first
-            if (found.isPresent()) {
-                throw new ProblemException(
-                        404, "Message not found", "there is no message '" + id + "' in queue " + queue);
-            }
+    private QueueName queueOf(Connection connection, QueueName queue, String id, String token) throws SQLException {
+        if (queue != null) {
+            return queue;
         }
-        StoredMessage message = found.orElseThrow(() -> new MessageGoneException(id));
+        StoredMessage message = StoredMessage.find(connection, id).orElseThrow(() -> new MessageGoneException(id));
         if (!token.equals(message.leaseToken())) {
             throw StaleLeaseException.of(id);
         }
-        return message;
+        return message.queue();
     }
 
-    private void requireOne(int rows, String id, Connection connection) throws SQLException {
-        if (rows == 1) {
-            return;
+    /** The exception for a lost lease; a queue found missing is forgotten here too (dropped on another server). */
+    private RuntimeException failed(LeaseFault.Lost lost, QueueName queue) {
+        if (lost.fault() == LeaseFault.QUEUE_NOT_FOUND) {
+            specs.forget(queue);
+            databases.forget(queue);
         }
-        if (rows > 1) {
-            throw new IllegalStateException(rows + " rows matched message " + id);
-        }
-        throw store.find(connection, id).isPresent() ? StaleLeaseException.of(id) : new MessageGoneException(id);
+        return lost.exception(queue);
     }
 
     private void wakeReceiversOnCommit(QueueName queue) {
@@ -511,9 +468,5 @@ public class TransactionalQueue {
             }
         }
         return false;
-    }
-
-    private static String abbreviate(String reason) {
-        return reason.length() > 1000 ? reason.substring(0, 999) + "…" : reason;
     }
 }

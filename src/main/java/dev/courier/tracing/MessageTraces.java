@@ -106,6 +106,16 @@ public class MessageTraces {
             return headers;
         }
 
+        /**
+         * Ends the span of a send that found its idempotency key taken: nothing was sent, and the span names the
+         * original message, which the send answered with.
+         */
+        public void endDuplicateOf(String originalId) {
+            span.setAttribute("messaging.message.id", originalId);
+            span.setAttribute("courier.duplicate", true);
+            span.end();
+        }
+
         /** Ends the span, an error when {@code refused} is given. */
         public void end(Throwable refused) {
             if (refused != null) {

@@ -22,10 +22,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class RawQueueBaseline {
 
-    /** Redelivery delays of 1 s for the 10 attempts the benchmark queues allow (the claim's last parameter). */
-    private static final Double[] DELAYS =
-            java.util.Collections.nCopies(10, 1.0).toArray(Double[]::new);
-
     private static final String PAYLOAD = QueueBenchmark.PAYLOAD_JSON;
 
     private final String url;
@@ -58,7 +54,7 @@ final class RawQueueBaseline {
             List<Long> nanos = new ArrayList<>();
             try (PreparedStatement plan = connection.prepareStatement(QueueSql.PLAN_ON_INDEXES_POSTGRESQL);
                     PreparedStatement claim = connection.prepareStatement(QueueSql.CLAIM_POSTGRESQL);
-                    PreparedStatement ack = connection.prepareStatement(QueueSql.ACK)) {
+                    PreparedStatement ack = connection.prepareStatement(QueueSql.ACK_POSTGRESQL)) {
                 while (left.get() > 0) {
                     long start = System.nanoTime();
                     plan.executeQuery().close();
@@ -91,7 +87,7 @@ final class RawQueueBaseline {
             try (PreparedStatement insert = connection.prepareStatement(QueueSql.INSERT_MESSAGE);
                     PreparedStatement plan = connection.prepareStatement(QueueSql.PLAN_ON_INDEXES_POSTGRESQL);
                     PreparedStatement claim = connection.prepareStatement(QueueSql.CLAIM_POSTGRESQL);
-                    PreparedStatement ack = connection.prepareStatement(QueueSql.ACK)) {
+                    PreparedStatement ack = connection.prepareStatement(QueueSql.ACK_POSTGRESQL)) {
                 while (left.get() > 0) {
                     long start = System.nanoTime();
                     if (toSend.getAndDecrement() > 0) {
@@ -140,14 +136,15 @@ final class RawQueueBaseline {
             throws SQLException {
         Instant now = Instant.now();
         claim.setString(1, queue);
-        claim.setTimestamp(2, Timestamp.from(now));
-        claim.setInt(3, 10);
-        claim.setInt(4, batch);
-        claim.setString(5, UUID.randomUUID().toString().substring(0, 24));
-        claim.setTimestamp(6, Timestamp.from(now.plusSeconds(60)));
-        claim.setTimestamp(7, Timestamp.from(now.plusSeconds(60)));
-        claim.setArray(8, connection.createArrayOf("float8", DELAYS));
-        claim.setLong(9, 4_194_304L); // courier.queue.max-page-bytes' default, as the server's claim has it
+        claim.setInt(2, batch);
+        claim.setLong(3, 4_194_304L); // courier.queue.max-page-bytes' default, as the server's claim has it
+        claim.setTimestamp(4, Timestamp.from(now));
+        claim.setTimestamp(5, Timestamp.from(now.plusSeconds(60)));
+        claim.setInt(6, 10);
+        claim.setLong(7, 1000); // redelivery after 1 s, as the benchmark's queues
+        claim.setDouble(8, 1.0);
+        claim.setLong(9, 1000);
+        claim.setString(10, UUID.randomUUID().toString().substring(0, 24));
         List<String[]> claimed = new ArrayList<>();
         try (ResultSet rows = claim.executeQuery()) {
             while (rows.next()) {
@@ -158,18 +155,24 @@ final class RawQueueBaseline {
         return claimed;
     }
 
+    /** One acknowledgement of the batch, as Courier's: the ids and tokens as two arrays. */
     private static void acknowledge(PreparedStatement ack, List<String[]> finished) throws SQLException {
         if (finished.isEmpty()) {
             return;
         }
-        for (String[] message : finished) {
-            ack.setString(1, message[0]);
-            ack.setString(2, message[1]);
-            ack.addBatch();
-        }
-        for (int deleted : ack.executeBatch()) {
-            if (deleted != 1) {
-                throw new IllegalStateException("raw ack deleted " + deleted + " rows");
+        Connection connection = ack.getConnection();
+        ack.setString(1, null);
+        ack.setArray(
+                2,
+                connection.createArrayOf(
+                        "text", finished.stream().map(m -> m[0]).toArray()));
+        ack.setArray(
+                3,
+                connection.createArrayOf(
+                        "text", finished.stream().map(m -> m[1]).toArray()));
+        try (ResultSet lost = ack.executeQuery()) {
+            if (lost.next()) {
+                throw new IllegalStateException("raw ack lost " + lost.getString(1) + ": " + lost.getString(2));
             }
         }
     }

@@ -388,8 +388,8 @@ class QueueSqlApiIT {
 
     /**
      * Who may call the functions is the database's business: a role granted EXECUTE (and USAGE on the schema) sends
-     * and receives without any privilege on Courier's tables, which it cannot touch directly; a role without the
-     * grant cannot call them. Roles are made by the superuser (runuser postgres), as an operator would.
+     * and receives without any privilege on Courier's tables, which it cannot touch directly, not even through the
+     * core functions the API calls; a role without the grant cannot call them. Roles are made by the superuser (runuser postgres), as an operator would.
      */
     @Test
     void a_role_granted_execute_uses_the_queue_without_touching_courier_tables() throws Exception {
@@ -408,6 +408,14 @@ class QueueSqlApiIT {
                 assertEquals(id, got.id());
                 ack(app, got.token());
                 assertState("42501", () -> app.createStatement().executeQuery("SELECT * FROM courier_message"));
+                // The core functions behind the API run with the caller's rights: the grant does not reach past
+                // the API's checks (a claim at a time of the caller's choosing would take others' leases).
+                assertState(
+                        "42501",
+                        () -> app.createStatement()
+                                .executeQuery(
+                                        "SELECT * FROM courier.core_claim('" + queue + "', 1, 1000, "
+                                                + "now() + interval '1 day', now() + interval '2 days', 10, 1000, 2, 1000, 'n')"));
             }
             try (Connection stranger = Postgres.as(database, other, "app")) {
                 assertState("42501", () -> send(stranger, queue, "{}"));
