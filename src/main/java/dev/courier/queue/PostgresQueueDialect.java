@@ -125,12 +125,14 @@ final class PostgresQueueDialect implements QueueDialect {
         }
     }
 
-    /** {@code courier.core_ack}'s answer: a row naming the message and its fault, or none when done. */
+    /** {@code courier.core_ack}'s answer: the message and its fault, both null when done. */
     private static Optional<LeaseFault.Lost> lost(PreparedStatement call) throws SQLException {
         try (ResultSet rows = call.executeQuery()) {
-            return rows.next()
-                    ? Optional.of(new LeaseFault.Lost(rows.getString(1), LeaseFault.valueOf(rows.getString(2))))
-                    : Optional.empty();
+            rows.next();
+            String fault = rows.getString(2);
+            return fault == null
+                    ? Optional.empty()
+                    : Optional.of(new LeaseFault.Lost(rows.getString(1), LeaseFault.valueOf(fault)));
         }
     }
 
@@ -175,9 +177,12 @@ final class PostgresQueueDialect implements QueueDialect {
             send.setTimestamp(8, timestamp(now), Columns.utc());
             send.setLong(9, keyWindow.toMillis());
             List<Sent> sent = new ArrayList<>(n);
-            try (ResultSet rows = send.executeQuery()) {
-                while (rows.next()) {
-                    sent.add(new Sent(rows.getString(1), instant(rows, 2), rows.getBoolean(3)));
+            for (NewMessage message : messages) {
+                sent.add(new Sent(message.id(), message.deliverAt(), false));
+            }
+            try (ResultSet taken = send.executeQuery()) { // rows for the keys already bound only
+                while (taken.next()) {
+                    sent.set(taken.getInt(1) - 1, new Sent(taken.getString(2), instant(taken, 3), true));
                 }
             }
             return sent;

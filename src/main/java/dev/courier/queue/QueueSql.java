@@ -21,10 +21,10 @@ public final class QueueSql {
 
     /**
      * Enqueues messages ({@code courier.core_send}, V17), binding their keys. Parameters: queue, ids, delivery
-     * times (ISO-8601 text), keys, payload types, payloads (bytea[]), headers, now, key window in ms. Columns: id,
-     * deliver_at, duplicate; in order.
+     * times (ISO-8601 text), keys, payload types, payloads (bytea[]), headers, now, key window in ms. A row only for
+     * each message not sent because its key is bound: its ordinal (from 1), the original's id and delivery time.
      */
-    static final String SEND_POSTGRESQL = "SELECT id, deliver_at, duplicate FROM courier.core_send(?, ?, "
+    static final String SEND_POSTGRESQL = "SELECT ordinal, id, deliver_at FROM courier.core_send(?, ?, "
             + "CAST(CAST(? AS text[]) AS timestamptz[]), ?, ?, ?, ?, CAST(? AS timestamptz), "
             + "CAST(? AS bigint) * interval '1 millisecond')";
 
@@ -47,8 +47,8 @@ public final class QueueSql {
 
     /**
      * Acknowledges a batch ({@code courier.core_ack}): deletes the messages whose current lease is one of the
-     * tokens. Parameters: queue (null: any), ids (text[]), tokens (text[]). No row when each deleted its message;
-     * else one: the first message that was not, and its {@link LeaseFault}.
+     * tokens. Parameters: queue (null: any), ids (text[]), tokens (text[]). One row: the first message that was
+     * not deleted and its {@link LeaseFault}, both null when each token deleted its message.
      */
     public static final String ACK_POSTGRESQL = "SELECT message_id, fault FROM courier.core_ack(?, ?, ?)";
 

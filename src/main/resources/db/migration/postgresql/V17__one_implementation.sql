@@ -126,10 +126,9 @@ END
 $$;
 
 -- Acknowledges: deletes each message whose current lease is its token (ids[i] is the message lease_tokens[i]
--- names), of queue only unless it is null. No row when every token deleted its message; otherwise, for the first
+-- names), of queue only unless it is null. Both null when every token deleted its message; otherwise, for the first
 -- that did not, the message and its lease fault, and the caller fails (the deletes roll back with it).
-CREATE FUNCTION courier.core_ack(queue text, ids text[], lease_tokens text[])
-    RETURNS TABLE (message_id text, fault text)
+CREATE FUNCTION courier.core_ack(queue text, ids text[], lease_tokens text[], OUT message_id text, OUT fault text)
     LANGUAGE plpgsql
 AS $$
 #variable_conflict use_column
@@ -137,6 +136,16 @@ DECLARE
     deleted text[];
     i       int;
 BEGIN
+    IF cardinality(core_ack.ids) = 1 THEN -- the common case, without the arrays' work
+        DELETE FROM courier_message m
+        WHERE m.id = core_ack.ids[1] AND m.lease_token = core_ack.lease_tokens[1]
+          AND (core_ack.queue IS NULL OR m.queue = core_ack.queue);
+        IF NOT FOUND THEN
+            message_id := core_ack.ids[1];
+            fault := courier.lease_fault(core_ack.queue, core_ack.ids[1]);
+        END IF;
+        RETURN;
+    END IF;
     -- A token names its message, so matching any of the tokens is matching each pair; the ids let the primary
     -- key find the rows.
     WITH d AS (
@@ -152,7 +161,6 @@ BEGIN
         IF deleted IS NULL OR NOT core_ack.ids[i] = ANY (deleted) THEN
             message_id := core_ack.ids[i];
             fault := courier.lease_fault(core_ack.queue, core_ack.ids[i]);
-            RETURN NEXT;
             RETURN;
         END IF;
     END LOOP;
@@ -185,11 +193,10 @@ $$;
 
 -- Gives a message back before its lease ends, fenced by the token (and by queue unless null), as a failed attempt
 -- kept in its history with the reason (blank: "released"; past 1000 characters, cut): delivered again after delay
--- (null: the queue's backoff), or dead if it has no attempts left. One row: the lease fault (null when done), and
--- whether the message is dead now.
+-- (null: the queue's backoff), or dead if it has no attempts left. The lease fault (null when done), and whether
+-- the message is dead now.
 CREATE FUNCTION courier.core_release(queue text, message_id text, lease_token text, now_ timestamptz,
-                                     delay interval, reason text)
-    RETURNS TABLE (fault text, dead boolean)
+                                     delay interval, reason text, OUT fault text, OUT dead boolean)
     LANGUAGE plpgsql
 AS $$
 #variable_conflict use_column
@@ -224,13 +231,11 @@ BEGIN
       AND (core_release.queue IS NULL OR m.queue = core_release.queue)
     RETURNING m.state = 'DEAD' INTO now_dead;
     IF FOUND THEN
-        fault := NULL;
         dead := now_dead;
     ELSE
         fault := courier.lease_fault(core_release.queue, core_release.message_id);
         dead := false;
     END IF;
-    RETURN NEXT;
 END
 $$;
 
@@ -238,28 +243,24 @@ $$;
 -- ids are the new messages' (the caller makes them: the server names each in its trace before the insert), due
 -- their delivery times, keys, payload types, payloads and headers (text, as stored) one entry per message, keys and
 -- headers null where none. A key already bound on the queue within its window (a binding is released when its
--- window is over and its message gone) sends nothing: its row answers the original's id and delivery time with
--- duplicate = true. Results in the order of the ids.
+-- window is over and its message gone) sends nothing for that message: it is the one kind of row returned, its
+-- ordinal (from 1) with the original's id and delivery time. Every other message is written as given.
 CREATE FUNCTION courier.core_send(queue text, ids text[], due timestamptz[], keys text[], payload_types text[],
                                   payloads bytea[], headers text[], now_ timestamptz, key_window interval)
-    RETURNS TABLE (id text, deliver_at timestamptz, duplicate boolean)
+    RETURNS TABLE (ordinal int, id text, deliver_at timestamptz)
     LANGUAGE plpgsql
 AS $$
 #variable_conflict use_column
 DECLARE
-    i        int;
-    bound    text;
-    bound_at timestamptz;
+    i     int;
+    bound text;
 BEGIN
-    IF core_send.keys IS NULL OR NOT EXISTS (SELECT 1 FROM unnest(core_send.keys) k WHERE k IS NOT NULL) THEN
-        RETURN QUERY
-        WITH written AS (
-            INSERT INTO courier_message (id, queue, state, deliver_at, attempt, version, idempotency_key,
-                                         payload_type, payload, headers, created_at)
-            SELECT t.i, core_send.queue, 'READY', t.d, 0, 0, NULL, t.pt, t.p, t.h, core_send.now_
-            FROM unnest(core_send.ids, core_send.due, core_send.payload_types, core_send.payloads, core_send.headers)
-                AS t (i, d, pt, p, h))
-        SELECT t.i, t.d, false FROM unnest(core_send.ids, core_send.due) WITH ORDINALITY AS t (i, d, o) ORDER BY t.o;
+    IF core_send.keys IS NULL OR cardinality(array_remove(core_send.keys, NULL)) = 0 THEN
+        INSERT INTO courier_message (id, queue, state, deliver_at, attempt, version, idempotency_key, payload_type,
+                                     payload, headers, created_at)
+        SELECT t.i, core_send.queue, 'READY', t.d, 0, 0, NULL, t.pt, t.p, t.h, core_send.now_
+        FROM unnest(core_send.ids, core_send.due, core_send.payload_types, core_send.payloads, core_send.headers)
+            AS t (i, d, pt, p, h);
         RETURN;
     END IF;
     FOR i IN 1..cardinality(core_send.ids) LOOP
@@ -274,11 +275,9 @@ BEGIN
                   AND NOT EXISTS (SELECT 1 FROM courier_message m WHERE m.id = k.message_id)
             RETURNING k.message_id INTO bound;
             IF bound IS NULL THEN
-                SELECT k.message_id, k.deliver_at INTO bound, bound_at FROM courier_idempotency_key k
+                SELECT k.message_id, k.deliver_at INTO id, deliver_at FROM courier_idempotency_key k
                 WHERE k.queue = core_send.queue AND k.idem_key = core_send.keys[i];
-                id := bound;
-                deliver_at := bound_at;
-                duplicate := true;
+                ordinal := i;
                 RETURN NEXT;
                 CONTINUE;
             END IF;
@@ -287,10 +286,6 @@ BEGIN
                                      payload, headers, created_at)
         VALUES (core_send.ids[i], core_send.queue, 'READY', core_send.due[i], 0, 0, core_send.keys[i],
                 core_send.payload_types[i], core_send.payloads[i], core_send.headers[i], core_send.now_);
-        id := core_send.ids[i];
-        deliver_at := core_send.due[i];
-        duplicate := false;
-        RETURN NEXT;
     END LOOP;
 END
 $$;
@@ -305,10 +300,15 @@ CREATE OR REPLACE FUNCTION courier.send_batch(queue text, payloads jsonb[], dela
 AS $$
 #variable_conflict use_column
 DECLARE
-    q    record;
-    now_ timestamptz := clock_timestamp();
-    n    int := coalesce(cardinality(payloads), 0);
-    i    int;
+    q     record;
+    now_  timestamptz := clock_timestamp();
+    n     int := coalesce(cardinality(payloads), 0);
+    i     int;
+    ids   text[] := '{}';
+    bytes bytea[] := '{}';
+    texts text[] := '{}';
+    taken boolean[] := '{}';
+    dup   record;
 BEGIN
     IF n = 0 THEN
         RETURN;
@@ -353,21 +353,22 @@ BEGIN
         IF keys IS NOT NULL AND keys[i] IS NOT NULL AND (keys[i] ~ '^\s*$' OR length(keys[i]) > 200) THEN
             RAISE EXCEPTION USING ERRCODE = 'CQ400', MESSAGE = 'key must be 1 to 200 characters';
         END IF;
+        ids[i] := gen_random_uuid()::text;
+        bytes[i] := convert_to(payloads[i]::text, 'UTF8');
+        texts[i] := CASE WHEN headers IS NULL OR headers[i] IS NULL OR headers[i] = '{}'::jsonb THEN NULL
+                         ELSE headers[i]::text END;
     END LOOP;
-    RETURN QUERY
-    SELECT s.id::uuid, s.duplicate
-    FROM courier.core_send(
-        q.name,
-        ARRAY(SELECT gen_random_uuid()::text FROM generate_series(1, n)),
-        array_fill(now_ + coalesce(delay, interval '0'), ARRAY[n]),
-        keys,
-        array_fill('JSON'::text, ARRAY[n]),
-        ARRAY(SELECT convert_to(p::text, 'UTF8') FROM unnest(payloads) WITH ORDINALITY AS t (p, o) ORDER BY o),
-        CASE WHEN headers IS NULL THEN NULL
-             ELSE ARRAY(SELECT CASE WHEN h IS NULL OR h = '{}'::jsonb THEN NULL ELSE h::text END
-                        FROM unnest(headers) WITH ORDINALITY AS t (h, o) ORDER BY o) END,
-        now_,
-        make_interval(secs => q.idempotency_window_ms / 1000.0)) s;
+    FOR dup IN SELECT * FROM courier.core_send(q.name, ids, array_fill(now_ + coalesce(delay, interval '0'), ARRAY[n]),
+                                               keys, array_fill('JSON'::text, ARRAY[n]), bytes, texts, now_,
+                                               make_interval(secs => q.idempotency_window_ms / 1000.0)) LOOP
+        ids[dup.ordinal] := dup.id;
+        taken[dup.ordinal] := true;
+    END LOOP;
+    FOR i IN 1..n LOOP
+        id := ids[i]::uuid;
+        duplicate := coalesce(taken[i], false);
+        RETURN NEXT;
+    END LOOP;
 END
 $$;
 
@@ -418,7 +419,7 @@ DECLARE
     lost record;
 BEGIN
     SELECT * INTO lost FROM courier.core_ack(NULL, ARRAY[mid], ARRAY[ack.lease_token]);
-    IF FOUND THEN
+    IF lost.fault IS NOT NULL THEN
         PERFORM courier.raise_lease_fault(lost.fault, NULL, lost.message_id);
     END IF;
 END
@@ -448,7 +449,7 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = 'CQ400', MESSAGE = 'a message is named twice in one acknowledgement';
     END IF;
     SELECT * INTO lost FROM courier.core_ack(NULL, ids, lease_tokens);
-    IF FOUND THEN
+    IF lost.fault IS NOT NULL THEN
         PERFORM courier.raise_lease_fault(lost.fault, NULL, lost.message_id);
     END IF;
     RETURN n;
