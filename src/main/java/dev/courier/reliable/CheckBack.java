@@ -12,16 +12,19 @@ import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Asks a producer what became of a pending message: {@code GET {checkBackUrl}?id=…}, answered with
  * {@code {"status": "COMMITTED" | "ROLLED_BACK" | "PENDING"}}; a COMMITTED answer may carry the final
- * {@code payload}. No answer within {@code courier.reliable.check-back-call-timeout}, a status other than 200 or
- * an unreadable body is a failure. Every call is signed with the producer's secret ({@link Signer}).
+ * {@code payload}. No whole answer (headers and body) within {@code courier.reliable.check-back-call-timeout}, an
+ * answer longer than {@code courier.reliable.max-payload-bytes} + 16 KiB (dropped as soon as it passes that), a
+ * status other than 200 or an unreadable body is a failure. Every call is signed with the producer's secret ({@link Signer}).
  */
 @ApplicationScoped
 class CheckBack {
@@ -80,19 +83,31 @@ class CheckBack {
         } catch (Signer.Unsigned e) {
             return CompletableFuture.failedFuture(new CompletionException(new Failure(e.getMessage())));
         }
-        return http.sendAsync(request, HttpResponse.BodyHandlers.ofString()).handle((response, error) -> {
-            if (error != null) {
-                Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
-                        ? error.getCause()
-                        : error;
-                throw new CompletionException(new Failure("no answer from " + checkBackUrl + ": " + cause));
-            }
-            try {
-                return answer(response);
-            } catch (Failure failure) {
-                throw new CompletionException(failure);
-            }
-        });
+        return BoundedBody.send(http, request, answerLimit(), settings.callTimeout)
+                .handle((response, error) -> {
+                    if (error != null) {
+                        Throwable cause = BoundedBody.cause(error);
+                        if (cause instanceof BoundedBody.TooLarge) {
+                            throw new CompletionException(new Failure("check-back " + cause.getMessage()));
+                        }
+                        if (cause instanceof TimeoutException || cause instanceof HttpTimeoutException) {
+                            throw new CompletionException(
+                                    new Failure("check-back timed out: no answer (headers and body) within "
+                                            + settings.callTimeout));
+                        }
+                        throw new CompletionException(new Failure("no answer from " + checkBackUrl + ": " + cause));
+                    }
+                    try {
+                        return answer(response);
+                    } catch (Failure failure) {
+                        throw new CompletionException(failure);
+                    }
+                });
+    }
+
+    /** The longest answer read: the largest payload it may carry, and room for the rest of its JSON. */
+    private long answerLimit() {
+        return settings.maxPayloadBytes + 16_384L;
     }
 
     private static Answer answer(HttpResponse<String> response) throws Failure {

@@ -4,10 +4,11 @@ import jakarta.annotation.Resource;
 import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Notices to producers (a message or a delivery gone dead), one of the {@link Reconciler}'s jobs: due notices are
- * claimed and each is sent on the managed executor, until the producer answers 2xx; between attempts the
+ * claimed and each is sent, holding no thread while the producer answers, until it answers 2xx; between attempts the
  * redelivery backoff. A producer without a notification URL has its notice recorded as done, with why.
  */
 @ApplicationScoped
@@ -25,11 +26,11 @@ class Notices {
     /** Claims due notices and starts sending them; the calls outlive this method. */
     void run() {
         for (NoticeStore.ClaimedNotice notice : steps.claimNotices()) {
-            executor.execute(() -> steps.noticeOutcome(
-                    notice,
-                    notice.url() == null
-                            ? "the producer has no notification URL"
-                            : notifier.tell(notice.url(), notice.secret(), notice.body())));
+            CompletableFuture<String> told = notice.url() == null
+                    ? CompletableFuture.completedFuture("the producer has no notification URL")
+                    : notifier.tell(notice.url(), notice.secret(), notice.body());
+            // The outcome is written on the managed executor (a transaction), once the answer is in.
+            told.thenAcceptAsync(outcome -> steps.noticeOutcome(notice, outcome), executor);
         }
     }
 }

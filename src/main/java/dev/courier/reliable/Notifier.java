@@ -2,11 +2,12 @@ package dev.courier.reliable;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Tells a producer about a dead message or a dead delivery: {@code POST {notificationUrl}} with a JSON body
@@ -23,30 +24,53 @@ class Notifier {
             .followRedirects(HttpClient.Redirect.NEVER)
             .build();
 
+    /** The longest answer read: a producer's acknowledgement has nothing Courier reads but its status. */
+    private static final long ANSWER_LIMIT = 65_536;
+
     @Inject
     private ReliableSettings settings;
 
-    /** @return null when told, else what went wrong */
-    String tell(URI url, String secret, String body) {
+    /**
+     * Tells without holding a thread while the producer answers; the answer is read up to 64 KiB and within
+     * {@code courier.reliable.check-back-call-timeout}, headers and body, or the call failed.
+     *
+     * @return completes with null when told, else with what went wrong; never exceptionally
+     */
+    CompletableFuture<String> tell(URI url, String secret, String body) {
         String refused = CallTargets.refusal(url, settings.allowedUrlHosts);
         if (refused != null) { // what the name resolves to may have changed since the producer registered
-            return "not called: " + refused;
+            return CompletableFuture.completedFuture("not called: " + refused);
         }
+        HttpRequest request;
         try {
-            HttpRequest.Builder request = HttpRequest.newBuilder(url)
-                    .timeout(settings.callTimeout)
-                    .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(body));
-            HttpResponse<Void> response = http.send(
-                    Signer.sign(request, secret, "POST", url, body).build(), HttpResponse.BodyHandlers.discarding());
-            return response.statusCode() / 100 == 2 ? null : "notification answered HTTP " + response.statusCode();
+            request = Signer.sign(
+                            HttpRequest.newBuilder(url)
+                                    .timeout(settings.callTimeout)
+                                    .header("Content-Type", "application/json")
+                                    .POST(HttpRequest.BodyPublishers.ofString(body)),
+                            secret,
+                            "POST",
+                            url,
+                            body)
+                    .build();
         } catch (Signer.Unsigned e) {
-            return e.getMessage();
-        } catch (IOException e) {
-            return "no answer from " + url + ": " + e;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return "interrupted";
+            return CompletableFuture.completedFuture(e.getMessage());
         }
+        return BoundedBody.send(http, request, ANSWER_LIMIT, settings.callTimeout)
+                .handle((response, error) -> {
+                    if (error == null) {
+                        return response.statusCode() / 100 == 2
+                                ? null
+                                : "notification answered HTTP " + response.statusCode();
+                    }
+                    Throwable cause = BoundedBody.cause(error);
+                    if (cause instanceof BoundedBody.TooLarge) {
+                        return "notification " + cause.getMessage();
+                    }
+                    if (cause instanceof TimeoutException || cause instanceof HttpTimeoutException) {
+                        return "notification timed out: no answer (headers and body) within " + settings.callTimeout;
+                    }
+                    return "no answer from " + url + ": " + cause;
+                });
     }
 }

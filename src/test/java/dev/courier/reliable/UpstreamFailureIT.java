@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.courier.testing.Broker;
 import dev.courier.testing.CourierDeployment;
 import dev.courier.testing.Eventually;
+import dev.courier.testing.HostileProducer;
 import dev.courier.testing.Http;
 import dev.courier.testing.ProductionDatabaseOnly;
 import jakarta.json.JsonObject;
@@ -632,6 +633,55 @@ class UpstreamFailureIT {
         assertEquals(0, f.orders(id), "no order without its message");
         assertEquals("CANCELLED", f.state(id));
         assertEquals(0, Broker.messagesAdded(f.topic + ".a"));
+    }
+
+    /**
+     * A check-back that answers 200 and then streams without end (issue 50, item 1): Courier reads no more than the
+     * largest answer it takes ({@code max-payload-bytes} + 16 KiB), hangs up, records the attempt as too large and
+     * stays ready. Before, the answer was buffered until the heap was gone (6 GB in 45 s, readiness lost).
+     */
+    @Test
+    void a_check_back_answer_without_end_is_cut_at_its_limit_and_recorded_as_too_large() throws Exception {
+        try (HostileProducer hostile = HostileProducer.start()) {
+            String producer = Fixture.unique("endless");
+            Http.Response registered = http.post("api/producers", hostile.registration(producer));
+            assertEquals(201, registered.status(), registered::toString);
+            f.subscribe("a");
+            String id = prepareFor(producer, 1);
+
+            f.advance(2);
+
+            Eventually.until("Courier hung up on the endless answer", Fixture.SETTLE, () -> hostile.cut() >= 1);
+            Eventually.until(
+                    "the attempt recorded",
+                    Fixture.SETTLE,
+                    () -> f.message(id).getString("lastError", "").contains("answer too large"));
+            assertEquals("PENDING", f.state(id), "an answer cut off settles nothing");
+            assertTrue(hostile.written() < 64L << 20, "bytes written before the cut: " + hostile.written());
+            assertEquals(200, Http.management().get("health/ready").status(), "still ready");
+        }
+    }
+
+    /**
+     * A notification endpoint that answers 200 and then trickles its body for ever (issue 50, item 1): the call is
+     * given up at {@code check-back-call-timeout} (1 s in the tests), body included, and no thread waits on it.
+     * Before, the body was read until its end, holding a thread of the managed executor for ever per notice.
+     */
+    @Test
+    void a_notification_answer_that_never_ends_is_given_up_at_the_call_timeout() throws Exception {
+        try (HostileProducer hostile = HostileProducer.start()) {
+            String producer = Fixture.unique("trickle");
+            Http.Response registered = http.post("api/producers", hostile.registration(producer));
+            assertEquals(201, registered.status(), registered::toString);
+            f.subscribe("a");
+            String id = prepareFor(producer, 3600);
+
+            f.advance(8 * 24 * 3600); // past the horizon: dead without a check-back, and the producer is told
+
+            f.awaitState(id, "DEAD");
+            Eventually.until("Courier hung up on the endless notice answer", Fixture.SETTLE, () -> hostile.cut() >= 1);
+            assertEquals(200, Http.management().get("health/ready").status(), "still ready");
+        }
     }
 
     @Test
