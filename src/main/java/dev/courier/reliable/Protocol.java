@@ -809,7 +809,9 @@ class Protocol {
                     null,
                     MessageState.PENDING,
                     MessageState.DEAD,
-                    last ? why : checks + " check-backs settled nothing; last: " + why,
+                    // Not the error itself: it may name the producer's internals, and the history is every reader's;
+                    // it stays in lastError, which admins and the producer's principals see.
+                    last ? why : checks + " check-backs settled nothing",
                     now);
             notice(c, m, null, "MESSAGE_DEAD", why, now);
         } catch (SQLException e) {

@@ -636,6 +636,35 @@ class UpstreamFailureIT {
     }
 
     /**
+     * A check-back's error can name the producer's internal URL (and any userinfo in it): admins and the producer's
+     * principals read it in lastError, no reader of the topic reads it in the history (issue 50, item 6; before, the
+     * dead message's history said "4 check-backs settled nothing; last: no answer from http://…").
+     */
+    @Test
+    void a_check_back_error_reaches_no_reader_through_the_history() {
+        String down = Fixture.unique("down");
+        Http.Response registered = http.post(
+                "api/producers", "{\"name\": \"" + down + "\", \"checkBackUrl\": \"http://127.0.0.1:9/check-back\"}");
+        assertEquals(201, registered.status(), registered::toString);
+        f.subscribe("a");
+        String id = prepareFor(down, 1);
+
+        f.advance(2);
+        for (int check = 1; check <= 4; check++) { // the tests set courier.reliable.max-checks to 4
+            int expected = check;
+            Eventually.until("check " + check, Fixture.SETTLE, () -> checks(id) >= expected);
+            f.advance(600); // past any backoff (capped at 5 minutes)
+        }
+
+        f.awaitState(id, "DEAD");
+        assertTrue(f.message(id).getString("lastError").contains("127.0.0.1:9"), f.message(id)::toString);
+        JsonObject seen = http.as("consumer").get("api/messages/" + id).json();
+        assertEquals("DEAD", seen.getString("state"));
+        assertFalse(seen.toString().contains("127.0.0.1:9"), seen::toString);
+        assertTrue(seen.getJsonArray("history").toString().contains("check-backs settled nothing"), seen::toString);
+    }
+
+    /**
      * A check-back that answers 200 and then streams without end (issue 50, item 1): Courier reads no more than the
      * largest answer it takes ({@code max-payload-bytes} + 16 KiB), hangs up, records the attempt as too large and
      * stays ready. Before, the answer was buffered until the heap was gone (6 GB in 45 s, readiness lost).
