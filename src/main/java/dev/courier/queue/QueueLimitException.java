@@ -29,6 +29,14 @@ public class QueueLimitException extends ProblemException {
                         + " (courier.queue.max-waiters-per-caller); retry later");
     }
 
+    static QueueLimitException tooManyWaitersOfCallerInAll(int limit) {
+        return new QueueLimitException(
+                429,
+                "Too many waiting receivers",
+                "you already have " + limit
+                        + " waiting receivers over all queues (courier.queue.max-waiters-per-caller-total); retry later");
+    }
+
     static QueueLimitException tooManyWaiters(QueueName queue, int limit) {
         return new QueueLimitException(
                 429,

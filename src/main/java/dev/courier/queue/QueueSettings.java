@@ -38,6 +38,11 @@ class QueueSettings {
     @ConfigProperty(name = "courier.queue.max-waiters-per-caller", defaultValue = "100")
     int maxWaitersPerCaller;
 
+    /** Waiting receivers of one caller over all queues, per server: per queue alone, 100 queues would give 10 000. */
+    @Inject
+    @ConfigProperty(name = "courier.queue.max-waiters-per-caller-total", defaultValue = "200")
+    int maxWaitersPerCallerTotal;
+
     @Inject
     @ConfigProperty(name = "courier.queue.max-receive", defaultValue = "1000")
     int maxReceive;

@@ -63,7 +63,8 @@ class WaitingReceive {
         if (wait.isNegative() || wait.compareTo(settings.maxWait) > 0) {
             throw ProblemException.invalid("wait must be between 0 and " + settings.maxWait.toSeconds() + " seconds");
         }
-        Runnable callerLeaves = callerWaits.enter(name, caller, settings.maxWaitersPerCaller);
+        Runnable callerLeaves =
+                callerWaits.enter(name, caller, settings.maxWaitersPerCaller, settings.maxWaitersPerCallerTotal);
         Waiters.Signal signal;
         try {
             signal = waiters.enter(name, settings.maxWaiters);
@@ -132,9 +133,10 @@ class WaitingReceive {
             List<Delivery> deliveries;
             long seen = signal.generation();
             try {
-                // Grants are checked when the wait starts, on the caller's thread: its request (and the groups
-                // it could be asked about) is gone by the next claim.
-                deliveries = claims.claim(name, max, lease, first ? caller : Caller.TRUSTED);
+                // Grants are checked at every claim, not only the first: a grant revoked while the receiver waits
+                // ends its wait at the next claim. The caller's groups come from its subject, kept with it, so it
+                // can be asked on the scheduler's thread after its request thread has moved on (Caller.of).
+                deliveries = claims.claim(name, max, lease, caller);
             } catch (RuntimeException e) {
                 if (first) {
                     throw e; // the caller's thread: let it fail as a plain receive would

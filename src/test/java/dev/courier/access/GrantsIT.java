@@ -4,9 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.courier.testing.CourierDeployment;
+import dev.courier.testing.Eventually;
 import dev.courier.testing.Http;
 import jakarta.json.JsonObject;
+import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
@@ -128,6 +132,33 @@ class GrantsIT {
                 admin.put("api/queues/" + queue, "{\"grants\": {\"consume\": [\"user:consumer\"]}}")
                         .status());
         notGranted(partner.post(renew, body), "'partner' is not granted consume on queue " + queue);
+    }
+
+    /**
+     * A waiting receive checks the receiver's grant at every claim (issue 50, item 7): a grant revoked while it
+     * waits ends the wait with 403 at the next claim, and the message that woke it stays for the granted receiver.
+     * Before, only the first claim checked, and the receiver kept receiving for the rest of its wait.
+     */
+    @Test
+    void should_end_a_waiting_receive_whose_grant_is_revoked_while_it_waits() throws Exception {
+        admin.put("api/queues/" + queue, "{\"grants\": {\"consume\": [\"user:partner\"]}}");
+        CompletableFuture<Http.Response> waiting = CompletableFuture.supplyAsync(() -> receive(partner, 20));
+        Eventually.until(
+                "the receive waiting",
+                Duration.ofSeconds(10),
+                () -> admin.get("api/queues/" + queue).json().getInt("waiting") == 1);
+
+        assertEquals(
+                200,
+                admin.put("api/queues/" + queue, "{\"grants\": {\"consume\": [\"user:consumer\"]}}")
+                        .status());
+        assertEquals(201, send(producer).status()); // wakes the waiting receive: its next claim
+
+        notGranted(waiting.get(30, TimeUnit.SECONDS), "'partner' is not granted consume on queue " + queue);
+        assertEquals(
+                1,
+                receive(consumer, 0).json().getJsonArray("messages").size(),
+                "the message stayed for the granted receiver");
     }
 
     @Test

@@ -340,6 +340,56 @@ class QueueResourceIT {
         threads.shutdown();
     }
 
+    /**
+     * One caller's waiting receivers are counted over all queues too (issue 50, item 10): with 2 allowed per queue
+     * and 3 in all (the test server's settings), a caller waiting twice on one queue and once on another is refused
+     * a fourth anywhere, and another caller still finds a place. Before, each queue counted alone (100 queues × 100).
+     */
+    @Test
+    void should_refuse_a_callers_waiting_receiver_past_its_total_over_all_queues_with_429() throws Exception {
+        String other = queue + "b";
+        assertEquals(201, http.put("api/queues/" + other, "{}").status());
+        Http consumer = http.as("consumer");
+        ExecutorService threads = Executors.newFixedThreadPool(3);
+        try {
+            List<CompletableFuture<Http.Response>> waiting = new ArrayList<>();
+            for (String q : List.of(queue, queue, other)) {
+                waiting.add(CompletableFuture.supplyAsync(
+                        () -> consumer.post("api/queues/" + q + "/receive", "{\"max\": 1, \"waitSeconds\": 8}"),
+                        threads));
+            }
+            Eventually.until(
+                    "three receivers of one caller waiting on two queues",
+                    Duration.ofSeconds(6),
+                    () -> http.get("api/queues/" + queue).json().getInt("waiting") == 2
+                            && http.get("api/queues/" + other).json().getInt("waiting") == 1);
+
+            Http.Response refused =
+                    consumer.post("api/queues/" + other + "/receive", "{\"max\": 1, \"waitSeconds\": 1}");
+            assertProblem(429, refused);
+            assertTrue(
+                    refused.json().getString("detail").contains("courier.queue.max-waiters-per-caller-total"),
+                    refused::toString);
+            assertEquals(
+                    200,
+                    http.as("partner")
+                            .post("api/queues/" + other + "/receive", "{\"max\": 1, \"waitSeconds\": 0.2}")
+                            .status(),
+                    "another caller still finds a place");
+            for (CompletableFuture<Http.Response> receiver : waiting) {
+                assertEquals(200, receiver.get(60, TimeUnit.SECONDS).status());
+            }
+            assertEquals(
+                    200,
+                    consumer.post("api/queues/" + other + "/receive", "{\"max\": 1, \"waitSeconds\": 0.2}")
+                            .status(),
+                    "the caller's places are free again once its waits ended");
+        } finally {
+            threads.shutdown();
+            http.delete("api/queues/" + other);
+        }
+    }
+
     @Test
     void should_refuse_a_callers_third_waiting_receiver_with_429_and_keep_places_for_others() throws Exception {
         Http consumer = http.as("consumer");
