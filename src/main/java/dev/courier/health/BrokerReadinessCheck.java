@@ -2,6 +2,7 @@ package dev.courier.health;
 
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.jms.Connection;
@@ -33,11 +34,15 @@ public class BrokerReadinessCheck implements HealthCheck {
     @Inject
     private MetricRegistry registry;
 
+    /** Runs the probe: a readiness request never waits for it. */
+    @Resource
+    private ManagedExecutorService executor;
+
     private RecentProbe probe;
 
     @PostConstruct
     void init() {
-        probe = new RecentProbe("broker", "the broker does not answer", cache, registry, () -> {
+        probe = new RecentProbe("broker", "the broker does not answer", cache, registry, executor, () -> {
             try (Connection connection = connectionFactory.createConnection()) {
                 Session session = connection.createSession(false, Session.AUTO_ACKNOWLEDGE);
                 session.createTemporaryQueue().delete();

@@ -2,6 +2,7 @@ package dev.courier.health;
 
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.Resource;
+import jakarta.enterprise.concurrent.ManagedExecutorService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.Connection;
@@ -35,11 +36,15 @@ public class DatabaseReadinessCheck implements HealthCheck {
     @Inject
     private MetricRegistry registry;
 
+    /** Runs the probe: a readiness request never waits for it. */
+    @Resource
+    private ManagedExecutorService executor;
+
     private RecentProbe probe;
 
     @PostConstruct
     void init() {
-        probe = new RecentProbe("database", "the database does not answer", cache, registry, () -> {
+        probe = new RecentProbe("database", "the database does not answer", cache, registry, executor, () -> {
             try (Connection connection = dataSource.getConnection()) {
                 return connection.isValid(timeoutSeconds);
             }

@@ -1,6 +1,7 @@
 package dev.courier.health;
 
 import java.time.Duration;
+import java.util.concurrent.Executor;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.health.HealthCheckResponse;
@@ -10,8 +11,11 @@ import org.eclipse.microprofile.metrics.Tag;
 /**
  * One dependency's probe, run at most once per window and its answer shared by every caller meanwhile: anonymous
  * callers of {@code /health/ready} cannot make Courier open a broker connection or a database round trip per
- * request. The answer says up or down and a fixed reason, never the exception's text, which goes to the log when
- * the dependency goes down. Each probe run is counted: {@code courier_health_probes_total{check}}.
+ * request. No caller waits for a probe: a due probe runs on {@code runner}, one at a time, and callers get the last
+ * answer meanwhile, so a stalled dependency pins one thread, not one per readiness request. A probe still running
+ * past the window counts as down (the dependency does not answer in time); before the first probe has answered the
+ * check is down too. The answer says up or down and a fixed reason, never the exception's text, which goes to the
+ * log when the dependency goes down. Each probe run is counted: {@code courier_health_probes_total{check}}.
  */
 final class RecentProbe {
 
@@ -28,23 +32,53 @@ final class RecentProbe {
     private final Probe probe;
     private final MetricRegistry registry;
     private final long windowNanos;
+    private final Executor runner;
 
     private long probedAt;
-    private Boolean up; // null before the first probe
+    private long startedAt;
+    private boolean running;
+    private Boolean up; // null before the first probe answered
 
-    RecentProbe(String check, String downReason, Duration window, MetricRegistry registry, Probe probe) {
+    RecentProbe(
+            String check, String downReason, Duration window, MetricRegistry registry, Executor runner, Probe probe) {
         this.check = check;
         this.downReason = downReason;
         this.probe = probe;
         this.registry = registry;
         this.windowNanos = window.toNanos();
+        this.runner = runner;
     }
 
-    /** The check's answer: from the last probe while it is recent, else from a new one (one caller runs it). */
-    synchronized HealthCheckResponse response() {
-        long now = System.nanoTime();
-        if (up == null || now - probedAt >= windowNanos) {
-            boolean answered = probe();
+    /** The check's answer, at once: the last probe's, a new probe started when it is no longer recent. */
+    HealthCheckResponse response() {
+        boolean answer;
+        synchronized (this) { // held for bookkeeping only, never across a probe
+            long now = System.nanoTime();
+            if (!running && (up == null || now - probedAt >= windowNanos)) {
+                running = true;
+                startedAt = now;
+                try {
+                    runner.execute(this::run);
+                } catch (RuntimeException e) { // no thread to run it on: try again at the next request
+                    running = false;
+                    LOG.log(Level.WARNING, "readiness: the " + check + " probe could not start: " + e);
+                }
+            }
+            boolean overdue = running && now - startedAt >= windowNanos;
+            answer = Boolean.TRUE.equals(up) && !overdue;
+        }
+        return answer
+                ? HealthCheckResponse.named(check).up().build()
+                : HealthCheckResponse.builder()
+                        .name(check)
+                        .down()
+                        .withData("reason", downReason)
+                        .build();
+    }
+
+    private void run() {
+        boolean answered = probe();
+        synchronized (this) {
             if (!answered && !Boolean.FALSE.equals(up)) {
                 LOG.warning("readiness: " + check + " is DOWN (" + downReason + ")");
             } else if (answered && Boolean.FALSE.equals(up)) {
@@ -52,14 +86,8 @@ final class RecentProbe {
             }
             up = answered;
             probedAt = System.nanoTime();
+            running = false;
         }
-        return up
-                ? HealthCheckResponse.named(check).up().build()
-                : HealthCheckResponse.builder()
-                        .name(check)
-                        .down()
-                        .withData("reason", downReason)
-                        .build();
     }
 
     private boolean probe() {

@@ -15,10 +15,13 @@ import java.time.Instant;
 import java.util.Base64;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * The body of the container's own 401 and 403 answers (the error pages of {@code WEB-INF/web.xml}): a problem
  * like every other error, which says what the caller lacks and nothing about what exists at the path. A 401 to a
+ * call without credentials over plain HTTP from another host becomes 403 {@code https-required} without the
+ * password prompt ({@link ClearTextCredentials}). A 401 to a
  * call that carried credentials is a failed login: the {@link LoginThrottle} counts it, the audit trail records it
  * (until the address is locked out: the lockout is recorded once), and once the address is locked out it is
  * answered 429 instead.
@@ -34,6 +37,10 @@ public class SecurityProblems extends HttpServlet {
     private LoginThrottle throttle;
 
     @Inject
+    @ConfigProperty(name = "courier.http.allow-basic-over-http", defaultValue = "false")
+    boolean clearTextAllowed;
+
+    @Inject
     private AuditTrail trail;
 
     @Override
@@ -41,6 +48,13 @@ public class SecurityProblems extends HttpServlet {
         Object code = request.getAttribute(RequestDispatcher.ERROR_STATUS_CODE);
         int status = code instanceof Integer given ? given : HttpServletResponse.SC_NOT_FOUND;
         String authorization = request.getHeader("Authorization");
+        if (status == HttpServletResponse.SC_UNAUTHORIZED
+                && authorization == null
+                && !clearTextAllowed
+                && ClearTextCredentials.inClearFromAnotherHost(request)) {
+            ClearTextCredentials.refuse(response); // the container's challenge would have the password typed in clear
+            return;
+        }
         if (status == HttpServletResponse.SC_UNAUTHORIZED && authorization != null) {
             Instant now = Instant.now();
             String address = request.getRemoteAddr();

@@ -11,6 +11,7 @@ import dev.courier.testing.Metrics;
 import jakarta.json.JsonObject;
 import jakarta.json.JsonValue;
 import java.time.Duration;
+import java.util.List;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
@@ -73,6 +74,43 @@ class ReadinessIT {
                     "the XA transaction rolled back: no row without its message");
         } finally {
             Broker.start();
+        }
+        Eventually.until(
+                "readiness UP",
+                Duration.ofSeconds(60),
+                () -> management.get("health/ready").status() == 200);
+    }
+
+    /**
+     * A dependency that stalls does not stall readiness (issue 50, item 9): with the broker frozen (SIGSTOP, its
+     * connections open, nothing answered), twenty concurrent requests all answer, from what is known, while the
+     * probe still waits; readiness turns DOWN once the probe is overdue. Before, every request waited on the probe's
+     * lock, each holding a thread of the server until the broker's call timed out (30 s).
+     */
+    @Test
+    void should_answer_readiness_while_a_dependency_stalls_without_waiting_for_its_probe() throws Exception {
+        assertEquals(200, management.get("health/ready").status());
+        java.util.concurrent.ExecutorService askers = java.util.concurrent.Executors.newFixedThreadPool(20);
+        Broker.freeze();
+        try {
+            Thread.sleep(2500); // past courier.health.cache (2 s): the next request starts a probe, which hangs
+            List<java.util.concurrent.Future<Http.Response>> asked = new java.util.ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                asked.add(askers.submit(() -> management.get("health/ready")));
+            }
+            for (java.util.concurrent.Future<Http.Response> answer : asked) {
+                int status =
+                        answer.get(20, java.util.concurrent.TimeUnit.SECONDS).status();
+                assertTrue(status == 200 || status == 503, "answered " + status);
+            }
+            JsonObject down = Eventually.await("readiness DOWN", Duration.ofSeconds(20), () -> {
+                Http.Response ready = management.get("health/ready");
+                return ready.status() == 503 ? java.util.Optional.of(ready.json()) : java.util.Optional.empty();
+            });
+            assertEquals("DOWN", check(down, "broker"));
+        } finally {
+            Broker.thaw();
+            askers.shutdownNow();
         }
         Eventually.until(
                 "readiness UP",

@@ -161,6 +161,37 @@ public final class Broker {
         script("start");
     }
 
+    /** Freezes the broker (SIGSTOP): it keeps its connections and answers nothing, as a stalled host would. */
+    public static void freeze() {
+        signal("STOP");
+    }
+
+    /** Lets a frozen broker go on (SIGCONT). */
+    public static void thaw() {
+        signal("CONT");
+    }
+
+    private static void signal(String signal) {
+        Path pidFile = Path.of(System.getProperty(
+                        "it.data.dir",
+                        Path.of("target/it-data").toAbsolutePath().toString()))
+                .resolve("broker")
+                .resolve("broker.pid");
+        try {
+            String pid = java.nio.file.Files.readString(pidFile).trim();
+            Process kill =
+                    new ProcessBuilder("kill", "-" + signal, pid).inheritIO().start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + signal + " " + pid + " failed");
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot signal the broker", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     /**
      * {@code bin/broker --pair} with these arguments ({@code kill primary}, {@code start}, …): the primary and
      * backup of the failover profile, whose backup serves on {@code it.broker.backup.port}.

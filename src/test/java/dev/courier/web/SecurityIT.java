@@ -186,6 +186,18 @@ class SecurityIT {
         Http.Response console = remote.get("console/index.html");
         assertEquals(403, console.status(), "the console's login too: " + console);
         assertEquals("urn:courier:problem:https-required", console.json().getString("type"), console::toString);
+        // Without credentials, no password prompt to type the password into in clear (issue 50, item 4): before,
+        // 401 with a Basic challenge, and the password crossed the network before the 403.
+        for (String path : List.of("console/", "api/queues")) {
+            java.net.http.HttpResponse<String> prompt = java.net.http.HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(remote.uri(path)).GET().build(),
+                            java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(403, prompt.statusCode(), path + ": " + prompt.body());
+            assertTrue(prompt.headers().firstValue("WWW-Authenticate").isEmpty(), path + ": " + prompt.headers());
+            assertTrue(prompt.body().contains("urn:courier:problem:https-required"), prompt.body());
+        }
+        assertEquals(401, http.anonymous().get("api/queues").status(), "from this machine the login is asked for");
         assertEquals(200, http.get("api/queues").status(), "from this machine, plain HTTP is accepted");
         Http remoteManagement =
                 new Http("http://" + host + ":" + Http.management().uri("/").getPort() + "/");
