@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
 import javax.security.auth.Subject;
+import org.eclipse.microprofile.jwt.JsonWebToken;
 
 /**
  * Who asks for an operation, as far as grants are concerned: a principal's name and its groups. A caller of the
@@ -36,7 +37,7 @@ public final class Caller {
      */
     public static Caller of(SecurityContext security) {
         Principal principal = security.getUserPrincipal();
-        String name = principal == null ? "" : principal.getName();
+        String name = principal == null ? "" : nameOf(principal);
         boolean admin = security.isUserInRole(Roles.ADMIN);
         Optional<Subject> subject = CallerGroups.callerSubject();
         if (subject.isEmpty()) {
@@ -58,6 +59,19 @@ public final class Caller {
                     }
                 },
                 admin);
+    }
+
+    /**
+     * The name grants match for {@code principal}: a token's subject ({@code sub}), else the principal's name. Not
+     * mpJwt's name, which is {@code upn}, then {@code preferred_username}, then {@code sub}: where users can edit
+     * their {@code preferred_username}, a user calling itself {@code orders} would act for the producer
+     * {@code orders}. Courier trusts one issuer ({@code mp.jwt.verify.issuer}), so its subjects are unique.
+     */
+    public static String nameOf(Principal principal) {
+        if (principal instanceof JsonWebToken token && token.getSubject() != null) {
+            return token.getSubject();
+        }
+        return principal.getName();
     }
 
     /** A caller named {@code name} in {@code groups}: for tests and for code that authenticates by itself. */

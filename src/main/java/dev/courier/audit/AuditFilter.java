@@ -65,7 +65,7 @@ public class AuditFilter implements ContainerRequestFilter, ContainerResponseFil
         try {
             String body = (String) request.getProperty(BODY);
             trail.record(
-                    caller == null ? "anonymous" : caller.getName(),
+                    caller == null ? "anonymous" : dev.courier.access.Caller.nameOf(caller),
                     action,
                     target,
                     response.getStatus(),

@@ -119,6 +119,42 @@ class TokenServerIT {
         }
     }
 
+    /**
+     * A token's principal is its subject (issue 50, item 7): grants name {@code user:<sub>}, and a token whose
+     * {@code preferred_username} (a name users can often edit) is another user's is not that user. Before, mpJwt's
+     * name was matched (upn, then preferred_username, then sub): a user calling itself "orders" acted for "orders".
+     */
+    @Test
+    void should_match_a_tokens_subject_not_a_name_its_user_can_choose() throws Exception {
+        Instant later = Instant.now().plus(Duration.ofMinutes(5));
+        String admin = token(trusted.getPrivate(), ISSUER, later, "courier-admin");
+        call("DELETE", "api/queues/token_subjects", admin, null); // left by an earlier run that failed
+        assertEquals(
+                201,
+                call("PUT", "api/queues/token_subjects", admin, "{\"grants\": {\"consume\": [\"user:orders\"]}}")
+                        .status());
+        try {
+            String impostor = tokenOf(
+                    trusted.getPrivate(), ISSUER, AUDIENCE, later, "mallory", null, "orders", "courier-consumer");
+            String orders = token(
+                    trusted.getPrivate(),
+                    ISSUER,
+                    AUDIENCE,
+                    later,
+                    "orders",
+                    null,
+                    "Orders service",
+                    "courier-consumer");
+            Http.Response refused = call("POST", "api/queues/token_subjects/receive", impostor, "{\"max\": 1}");
+            assertEquals(403, refused.status(), "a preferred_username is not a subject: " + refused);
+            assertEquals("urn:courier:problem:not-granted", refused.json().getString("type"));
+            Http.Response granted = call("POST", "api/queues/token_subjects/receive", orders, "{\"max\": 1}");
+            assertEquals(200, granted.status(), "the subject is granted: " + granted);
+        } finally {
+            call("DELETE", "api/queues/token_subjects", admin, null);
+        }
+    }
+
     @Test
     void should_keep_a_groups_full_path_so_that_two_groups_of_one_name_stay_apart() throws Exception {
         Instant later = Instant.now().plus(Duration.ofMinutes(5));
@@ -198,6 +234,23 @@ class TokenServerIT {
     /** A signed JWT (RS256) for user "tester" in {@code groups}, for {@code audience} (none when null). */
     private static String token(PrivateKey key, String issuer, String audience, Instant expires, String... groups)
             throws GeneralSecurityException {
+        return tokenOf(key, issuer, audience, expires, "tester", "tester", null, groups);
+    }
+
+    /**
+     * A signed JWT (RS256) for subject {@code sub}, with {@code upn} and {@code preferredUsername} when not null, in
+     * {@code groups}, for {@code audience} (none when null).
+     */
+    private static String tokenOf(
+            PrivateKey key,
+            String issuer,
+            String audience,
+            Instant expires,
+            String sub,
+            String upn,
+            String preferredUsername,
+            String... groups)
+            throws GeneralSecurityException {
         JsonArrayBuilder groupArray = Json.createArrayBuilder();
         for (String group : groups) {
             groupArray.add(group);
@@ -212,9 +265,14 @@ class TokenServerIT {
         if (audience != null) {
             claims.add("aud", audience);
         }
+        if (upn != null) {
+            claims.add("upn", upn);
+        }
+        if (preferredUsername != null) {
+            claims.add("preferred_username", preferredUsername);
+        }
         claims.add("iss", issuer)
-                .add("sub", "tester")
-                .add("upn", "tester")
+                .add("sub", sub)
                 .add("jti", UUID.randomUUID().toString())
                 .add("iat", issued.getEpochSecond())
                 .add("exp", expires.getEpochSecond())
