@@ -8,7 +8,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
 import javax.security.auth.Subject;
-import org.eclipse.microprofile.jwt.JsonWebToken;
 
 /**
  * Who asks for an operation, as far as grants are concerned: a principal's name and its groups. A caller of the
@@ -19,6 +18,8 @@ public final class Caller {
 
     /** Code in the server: every grant allows it. */
     public static final Caller TRUSTED = new Caller("(server)", group -> false, true);
+
+    private static final String JSON_WEB_TOKEN = "org.eclipse.microprofile.jwt.JsonWebToken";
 
     private final String name;
     private final Predicate<String> groups;
@@ -68,10 +69,31 @@ public final class Caller {
      * {@code orders}. Courier trusts one issuer ({@code mp.jwt.verify.issuer}), so its subjects are unique.
      */
     public static String nameOf(Principal principal) {
-        if (principal instanceof JsonWebToken token && token.getSubject() != null) {
-            return token.getSubject();
+        // By the interface's name: the token API is there only when the mpJwt feature is (COURIER_AUTH=jwt).
+        Class<?> token = contract(principal.getClass(), JSON_WEB_TOKEN);
+        if (token != null) {
+            try {
+                if (token.getMethod("getSubject").invoke(principal) instanceof String subject) {
+                    return subject;
+                }
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("a token whose subject cannot be read", e);
+            }
         }
         return principal.getName();
+    }
+
+    /** The interface named {@code name} that {@code type} implements, directly or not, or null. */
+    private static Class<?> contract(Class<?> type, String name) {
+        for (Class<?> at = type; at != null; at = at.getSuperclass()) {
+            for (Class<?> contract : at.getInterfaces()) {
+                Class<?> found = contract.getName().equals(name) ? contract : contract(contract, name);
+                if (found != null) {
+                    return found;
+                }
+            }
+        }
+        return null;
     }
 
     /** A caller named {@code name} in {@code groups}: for tests and for code that authenticates by itself. */
