@@ -1,7 +1,9 @@
 package dev.courier.health;
 
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import org.eclipse.microprofile.health.HealthCheckResponse;
@@ -13,8 +15,8 @@ import org.eclipse.microprofile.metrics.Tag;
  * callers of {@code /health/ready} cannot make Courier open a broker connection or a database round trip per
  * request. No caller waits for a probe: a due probe runs on {@code runner}, one at a time, and callers get the last
  * answer meanwhile, so a stalled dependency pins one thread, not one per readiness request. A probe still running
- * past the window counts as down (the dependency does not answer in time); before the first probe has answered the
- * check is down too. The answer says up or down and a fixed reason, never the exception's text, which goes to the
+ * past the window counts as down (the dependency does not answer in time); a caller waits only for the very first
+ * probe, and at most a window, as there is nothing to answer from before it. The answer says up or down and a fixed reason, never the exception's text, which goes to the
  * log when the dependency goes down. Each probe run is counted: {@code courier_health_probes_total{check}}.
  */
 final class RecentProbe {
@@ -38,6 +40,7 @@ final class RecentProbe {
     private long startedAt;
     private boolean running;
     private Boolean up; // null before the first probe answered
+    private final CountDownLatch firstAnswer = new CountDownLatch(1);
 
     RecentProbe(
             String check, String downReason, Duration window, MetricRegistry registry, Executor runner, Probe probe) {
@@ -49,9 +52,11 @@ final class RecentProbe {
         this.runner = runner;
     }
 
-    /** The check's answer, at once: the last probe's, a new probe started when it is no longer recent. */
+    /**
+     * The check's answer: the last probe's, a new probe started when it is no longer recent. Only until the first
+     * probe has answered does a caller wait, and at most one window: there is nothing to answer from before.
+     */
     HealthCheckResponse response() {
-        boolean answer;
         synchronized (this) { // held for bookkeeping only, never across a probe
             long now = System.nanoTime();
             if (!running && (up == null || now - probedAt >= windowNanos)) {
@@ -64,7 +69,17 @@ final class RecentProbe {
                     LOG.log(Level.WARNING, "readiness: the " + check + " probe could not start: " + e);
                 }
             }
-            boolean overdue = running && now - startedAt >= windowNanos;
+        }
+        if (firstAnswer.getCount() > 0) {
+            try {
+                firstAnswer.await(windowNanos, TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        boolean answer;
+        synchronized (this) {
+            boolean overdue = running && System.nanoTime() - startedAt >= windowNanos;
             answer = Boolean.TRUE.equals(up) && !overdue;
         }
         return answer
@@ -88,6 +103,7 @@ final class RecentProbe {
             probedAt = System.nanoTime();
             running = false;
         }
+        firstAnswer.countDown();
     }
 
     private boolean probe() {

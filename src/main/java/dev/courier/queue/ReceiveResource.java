@@ -76,7 +76,13 @@ public class ReceiveResource {
         receive.ackFirst(queue);
         // A long poll holds no request thread: the answer is sent when the waiting receive completes.
         queue.receiveAsync(receive.queue(), receive.max(), receive.lease(), receive.waitFor(), Caller.of(security))
-                .whenComplete((received, failure) -> response.resume(failure != null ? failure : deliveries(received)));
+                .whenComplete((received, failure) -> {
+                    if (failure != null) {
+                        response.resume(failure); // resume(Throwable): mapped to its problem, not sent as an entity
+                    } else {
+                        response.resume(deliveries(received));
+                    }
+                });
     }
 
     /**
