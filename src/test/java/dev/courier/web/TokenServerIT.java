@@ -121,8 +121,9 @@ class TokenServerIT {
 
     /**
      * A token's principal is its subject (issue 50, item 7): grants name {@code user:<sub>}, and a token whose
-     * {@code preferred_username} (a name users can often edit) is another user's is not that user. Before, mpJwt's
-     * name was matched (upn, then preferred_username, then sub): a user calling itself "orders" acted for "orders".
+     * {@code upn} and {@code preferred_username} (names users can often edit) are another user's is not that user;
+     * a token with a subject and no {@code upn} is taken. Before, the {@code upn} was the caller: a user calling
+     * itself "orders" acted for "orders", and a token without a {@code upn} was refused.
      */
     @Test
     void should_match_a_tokens_subject_not_a_name_its_user_can_choose() throws Exception {
@@ -135,8 +136,8 @@ class TokenServerIT {
                         .status());
         try {
             String impostor = tokenOf(
-                    trusted.getPrivate(), ISSUER, AUDIENCE, later, "mallory", null, "orders", "courier-consumer");
-            String orders = token(
+                    trusted.getPrivate(), ISSUER, AUDIENCE, later, "mallory", "orders", "orders", "courier-consumer");
+            String orders = tokenOf(
                     trusted.getPrivate(),
                     ISSUER,
                     AUDIENCE,
