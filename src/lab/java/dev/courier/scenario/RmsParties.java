@@ -229,6 +229,15 @@ public class RmsParties {
                 .orElse(false);
     }
 
+    /** The headers that sign a service's answer to Courier's call ({@link CallSignature#answerHeaders}). */
+    java.util.Map<String, String> signAnswer(String service, String callSignature, String answer) {
+        String producer = "orders".equals(service) ? ORDERS_SERVICE : INVENTORY_SERVICE;
+        return producers
+                .signingSecret(producer)
+                .map(secret -> CallSignature.answerHeaders(secret, callSignature, answer))
+                .orElse(java.util.Map.of());
+    }
+
     DataSource ordersDb() {
         return ordersDb;
     }

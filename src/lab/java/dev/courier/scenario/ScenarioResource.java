@@ -24,6 +24,7 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 
 /**
@@ -100,7 +101,7 @@ public class ScenarioResource {
     @PermitAll
     @GET
     @Path("check-back/{service}")
-    public String checkBack(
+    public Response checkBack(
             @PathParam("service") String service,
             @QueryParam("id") String id,
             @Context UriInfo uri,
@@ -125,7 +126,11 @@ public class ScenarioResource {
         if (id == null || id.isBlank() || id.length() > 36) {
             throw ProblemException.invalid("'id' must be a message id");
         }
-        return new dev.courier.client.BarrierCheckBack(db).answer(id).json();
+        String answer = new dev.courier.client.BarrierCheckBack(db).answer(id).json();
+        Response.ResponseBuilder ok = Response.ok(answer, MediaType.APPLICATION_JSON);
+        parties.signAnswer(service, headers.getHeaderString(CallSignature.SIGNATURE), answer)
+                .forEach(ok::header);
+        return ok.build();
     }
 
     /**

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.HexFormat;
+import java.util.Map;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
@@ -18,6 +19,12 @@ import javax.crypto.spec.SecretKeySpec;
  * secret, of the timestamp, the method, the path with its query, and the body, each on a line of its own). A
  * producer accepts a call only if {@link #verify} says so: the right secret signed exactly this request, within
  * the tolerance of now, so a recorded call cannot be replayed later or for another message.
+ *
+ * <p>A producer signs its <em>answer</em> to a check-back the same way ({@link #answerHeaders}): the same two
+ * headers on the response, the signature over the answer's timestamp, the word {@code ANSWER}, the call's own
+ * {@value #SIGNATURE} value and the answer's body. Courier takes no answer that the producer's secret did not sign
+ * for this very call, so nobody on the path can forge an outcome or a final payload, nor replay one recorded for
+ * another call.
  */
 public final class CallSignature {
 
@@ -27,6 +34,9 @@ public final class CallSignature {
     public static final String SIGNATURE = "Courier-Signature";
     /** How far a call's timestamp may be from the producer's clock by default. */
     public static final Duration DEFAULT_TOLERANCE = Duration.ofMinutes(5);
+
+    /** The method line of an answer's signature: no request has it, so no call's signature passes as an answer's. */
+    private static final String ANSWER = "ANSWER";
 
     private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -55,6 +65,35 @@ public final class CallSignature {
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 is missing from this JVM", e);
         }
+    }
+
+    /**
+     * The headers a producer puts on its answer to a call of Courier's ({@value #TIMESTAMP} and {@value
+     * #SIGNATURE}).
+     *
+     * @param requestSignature the call's {@value #SIGNATURE} header, as received
+     * @param body the answer's body, exactly as sent
+     */
+    public static Map<String, String> answerHeaders(String secret, String requestSignature, String body) {
+        long now = Instant.now().getEpochSecond();
+        return Map.of(TIMESTAMP, Long.toString(now), SIGNATURE, sign(secret, now, ANSWER, requestSignature, body));
+    }
+
+    /**
+     * Whether an answer to a call is the producer's: its {@value #TIMESTAMP} within {@code tolerance} of {@code
+     * now}, and its {@value #SIGNATURE} the one {@code secret} gives this body for this call ({@link
+     * #answerHeaders}).
+     */
+    public static boolean verifyAnswer(
+            String secret,
+            String timestamp,
+            String signature,
+            String requestSignature,
+            String body,
+            Instant now,
+            Duration tolerance) {
+        return requestSignature != null
+                && verify(secret, timestamp, signature, ANSWER, requestSignature, body, now, tolerance);
     }
 
     /**

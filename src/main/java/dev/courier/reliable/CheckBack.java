@@ -1,5 +1,6 @@
 package dev.courier.reliable;
 
+import dev.courier.client.CallSignature;
 import dev.courier.platform.Json;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -9,22 +10,22 @@ import jakarta.json.JsonValue;
 import java.io.StringReader;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeoutException;
 
 /**
  * Asks a producer what became of a pending message: {@code GET {checkBackUrl}?id=…}, answered with
  * {@code {"status": "COMMITTED" | "ROLLED_BACK" | "PENDING"}}; a COMMITTED answer may carry the final
  * {@code payload}. No whole answer (headers and body) within {@code courier.reliable.check-back-call-timeout}, an
  * answer longer than {@code courier.reliable.max-payload-bytes} + 16 KiB (dropped as soon as it passes that), a
- * status other than 200 or an unreadable body is a failure. Every call is signed with the producer's secret ({@link Signer}).
+ * status other than 200, an answer the producer did not sign ({@link CallSignature#answerHeaders}, unless the
+ * producer is one of {@code courier.reliable.unsigned-answers-from}) or an unreadable body is a failure. Every call
+ * is signed with the producer's secret ({@link Signer}) and made as {@link ProducerCalls} makes them.
  */
 @ApplicationScoped
 class CheckBack {
@@ -49,10 +50,8 @@ class CheckBack {
         }
     }
 
-    private final HttpClient http = HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .followRedirects(HttpClient.Redirect.NEVER)
-            .build();
+    @Inject
+    private ProducerCalls calls;
 
     @Inject
     private ReliableSettings settings;
@@ -62,47 +61,33 @@ class CheckBack {
      *
      * @return completes with the answer, or exceptionally with a {@link Failure}
      */
-    CompletableFuture<Answer> ask(URI checkBackUrl, String secret, String messageId) {
-        String refused = CallTargets.refusal(checkBackUrl, settings.allowedUrlHosts);
-        if (refused != null) { // what the name resolves to may have changed since the producer registered
-            return CompletableFuture.failedFuture(new CompletionException(new Failure("not called: " + refused)));
-        }
+    CompletableFuture<Answer> ask(String producer, URI checkBackUrl, String secret, String messageId) {
         URI uri = URI.create(checkBackUrl + "?id=" + URLEncoder.encode(messageId, StandardCharsets.UTF_8));
-        HttpRequest request;
-        try {
-            request = Signer.sign(
-                            HttpRequest.newBuilder(uri)
-                                    .timeout(settings.callTimeout)
-                                    .header("Accept", "application/json")
-                                    .GET(),
-                            secret,
-                            "GET",
-                            uri,
-                            "")
-                    .build();
-        } catch (Signer.Unsigned e) {
-            return CompletableFuture.failedFuture(new CompletionException(new Failure(e.getMessage())));
-        }
-        return BoundedBody.send(http, request, answerLimit(), settings.callTimeout)
-                .handle((response, error) -> {
-                    if (error != null) {
-                        Throwable cause = BoundedBody.cause(error);
-                        if (cause instanceof BoundedBody.TooLarge) {
-                            throw new CompletionException(new Failure("check-back " + cause.getMessage()));
-                        }
-                        if (cause instanceof TimeoutException || cause instanceof HttpTimeoutException) {
-                            throw new CompletionException(
-                                    new Failure("check-back timed out: no answer (headers and body) within "
-                                            + settings.callTimeout));
-                        }
-                        throw new CompletionException(new Failure("no answer from " + checkBackUrl + ": " + cause));
-                    }
-                    try {
-                        return answer(response);
-                    } catch (Failure failure) {
-                        throw new CompletionException(failure);
-                    }
-                });
+        boolean unsignedTaken = settings.unsignedAnswersFrom.orElse(List.of()).contains(producer);
+        return calls.call(uri, secret, "GET", "", answerLimit()).handle((response, error) -> {
+            try {
+                if (error != null) {
+                    Throwable cause = BoundedBody.cause(error);
+                    throw cause instanceof ProducerCalls.Failed ? new Failure(cause.getMessage()) : error;
+                }
+                return answer(response, secret, unsignedTaken);
+            } catch (Failure failure) {
+                throw new CompletionException(failure);
+            } catch (Throwable unexpected) {
+                throw new CompletionException(unexpected);
+            }
+        });
+    }
+
+    private static boolean signed(HttpResponse<String> response, String secret) {
+        return CallSignature.verifyAnswer(
+                secret,
+                response.headers().firstValue(CallSignature.TIMESTAMP).orElse(null),
+                response.headers().firstValue(CallSignature.SIGNATURE).orElse(null),
+                response.request().headers().firstValue(CallSignature.SIGNATURE).orElse(null),
+                response.body(),
+                Instant.now(),
+                CallSignature.DEFAULT_TOLERANCE);
     }
 
     /** The longest answer read: the largest payload it may carry, and room for the rest of its JSON. */
@@ -110,9 +95,14 @@ class CheckBack {
         return settings.maxPayloadBytes + 16_384L;
     }
 
-    private static Answer answer(HttpResponse<String> response) throws Failure {
+    private static Answer answer(HttpResponse<String> response, String secret, boolean unsignedTaken) throws Failure {
         if (response.statusCode() != 200) {
             throw new Failure("check-back answered HTTP " + response.statusCode());
+        }
+        if (!unsignedTaken && !signed(response, secret)) {
+            // Not read: an outcome or a payload nobody can vouch for must not settle a message.
+            throw new Failure("check-back answer not signed with the producer's secret (" + CallSignature.SIGNATURE
+                    + " over this call; see courier.reliable.unsigned-answers-from for a producer that cannot yet)");
         }
         try (JsonReader reader = Json.createReader(new StringReader(response.body()))) {
             JsonObject body = reader.readObject();

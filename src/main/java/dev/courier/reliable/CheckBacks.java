@@ -110,7 +110,7 @@ class CheckBacks {
             }
             waiting.decrementAndGet();
             checkBack
-                    .ask(check.checkBackUrl(), check.secret(), check.id())
+                    .ask(check.producer(), check.checkBackUrl(), check.secret(), check.id())
                     .handleAsync(
                             (answer, error) -> {
                                 try {

@@ -145,7 +145,8 @@ public class Producers {
                     && uri.getHost() != null
                     && uri.getRawQuery() == null
                     && uri.getRawFragment() == null) {
-                String refused = CallTargets.refusal(uri, settings.allowedUrlHosts);
+                String refused =
+                        CallTargets.refusal(uri, settings.allowedUrlHosts, settings.plainHttpHosts.orElse(List.of()));
                 if (refused != null) {
                     throw ProblemException.invalid("'" + field + "': " + refused);
                 }

@@ -6,6 +6,7 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /** The reliable message service's defaults and limits, from MicroProfile Config (documented in the README). */
@@ -103,6 +104,18 @@ class ReliableSettings {
     @Inject
     @ConfigProperty(name = "courier.reliable.allowed-url-hosts", defaultValue = "*")
     List<String> allowedUrlHosts;
+
+    // Which of those hosts a producer's URL may name over plain http (unencrypted: a check-back's answer becomes
+    // the message its subscribers get). The same form; by default none, so producers' URLs are https.
+    @Inject
+    @ConfigProperty(name = "courier.reliable.plain-http-hosts")
+    Optional<List<String>> plainHttpHosts;
+
+    // Producers whose check-back answers Courier takes unsigned (CallSignature.answerHeaders): for a producer
+    // written before answers were signed, until it signs them. Names, by default none.
+    @Inject
+    @ConfigProperty(name = "courier.reliable.unsigned-answers-from")
+    Optional<List<String>> unsignedAnswersFrom;
 
     // The relay: entries per local broker transaction, and how often it looks at the outbox with nothing to wake
     // it (a confirm on this server wakes it at once; this interval picks up what a stopped server left).

@@ -73,8 +73,7 @@ class ReliableBench {
         rows.add("| path | producers | messages | msg/s | p50 ms | p99 ms |");
         rows.add("|---|---|---|---|---|---|");
         try (ProducerStub stub = ProducerStub.start()) {
-            assertEquals(
-                    201, http.post("api/producers", stub.registration(producer)).status());
+            assertEquals(201, stub.register(http, producer).status());
             assertEquals(
                     201,
                     http.post(
@@ -307,7 +306,7 @@ class ReliableBench {
         String good = "stale" + UUID.randomUUID().toString().substring(0, 8);
         String down = "down" + UUID.randomUUID().toString().substring(0, 8);
         String topic = "stale" + UUID.randomUUID().toString().substring(0, 8);
-        assertEquals(201, http.post("api/producers", stub.registration(good)).status());
+        assertEquals(201, stub.register(http, good).status());
         assertEquals(
                 201,
                 http.post(

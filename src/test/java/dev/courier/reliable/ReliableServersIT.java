@@ -54,8 +54,7 @@ class ReliableServersIT {
         String producer = Fixture.unique("twop");
         String topic = Fixture.unique("twot");
         try (ProducerStub stub = ProducerStub.start()) {
-            assertEquals(
-                    201, a.post("api/producers", stub.registration(producer)).status());
+            assertEquals(201, stub.register(a, producer).status());
             assertEquals(
                     201,
                     b.post(

@@ -492,6 +492,42 @@ class UpstreamFailureIT {
         assertEquals(1, callsReceived(), "the first call that reached the producer was signed, and answered");
     }
 
+    /**
+     * Someone on the path answers in the producer's place: COMMITTED with no signature, or ROLLED_BACK signed with
+     * another secret. Neither settles the message; a producer the operator names in
+     * {@code courier.reliable.unsigned-answers-from} (the test server names {@code legacy-unsigned}) is still taken
+     * at its unsigned word.
+     */
+    @Test
+    void a_check_back_answer_the_producer_did_not_sign_settles_nothing_unless_it_is_named_legacy() {
+        f.register(f.producer, "UNSIGNED").subscribe("a");
+        String unsigned = f.prepare("{}", 1);
+        String forger = register("FORGED");
+        String forged = prepareFor(forger, 1);
+        f.advance(2);
+        for (String id : List.of(unsigned, forged)) {
+            Eventually.until(
+                    "the answer refused",
+                    Fixture.SETTLE,
+                    () -> f.message(id).getString("lastError", "").startsWith("check-back answer not signed"));
+        }
+        assertEquals(1, checks(unsigned));
+        assertEquals(1, checks(forged));
+        assertEquals("PENDING", f.state(unsigned), "an unsigned COMMITTED confirms nothing");
+        assertEquals("PENDING", f.state(forged), "a forged ROLLED_BACK cancels nothing");
+
+        String legacy = "legacy-unsigned";
+        http.put("api/test/apps/" + legacy + "/mode/UNSIGNED", "");
+        Http.Response registered = http.post(
+                "api/producers",
+                "{\"name\": \"" + legacy + "\", \"checkBackUrl\": \"" + Fixture.base() + "api/test/apps/" + legacy
+                        + "/check-back\"}");
+        assertTrue(registered.status() == 201 || registered.status() == 200, registered::toString);
+        String taken = prepareFor(legacy, 1);
+        f.advance(2);
+        f.awaitState(taken, "SENT");
+    }
+
     /** Check-back calls the test producer received (refused ones included). */
     private int callsReceived() {
         return http.get("api/test/apps/" + f.producer)

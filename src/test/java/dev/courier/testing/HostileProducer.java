@@ -2,6 +2,7 @@ package dev.courier.testing;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.courier.client.CallSignature;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -40,6 +41,9 @@ public final class HostileProducer implements AutoCloseable {
     private void stream(HttpExchange exchange, int size, long pauseMillis) throws IOException {
         exchange.getRequestBody().readAllBytes();
         exchange.getResponseHeaders().add("Content-Type", "application/json");
+        // Signature headers as a signed answer has them: the body is read (within bounds) before they are checked.
+        exchange.getResponseHeaders().add(CallSignature.TIMESTAMP, Long.toString(System.currentTimeMillis() / 1000));
+        exchange.getResponseHeaders().add(CallSignature.SIGNATURE, "v1=00");
         exchange.sendResponseHeaders(200, 0); // chunked: no end announced
         byte[] chunk = new byte[size];
         java.util.Arrays.fill(chunk, (byte) ' ');

@@ -1,6 +1,7 @@
 package dev.courier.testing;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.courier.client.CallSignature;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -16,7 +17,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An upstream application outside Courier's server, in the test JVM: answers check-backs COMMITTED for the ids
- * it committed and ROLLED_BACK for any other, counts the calls per id, and records notifications.
+ * it committed and ROLLED_BACK for any other, counts the calls per id, and records notifications. Its answers are
+ * signed with the secret Courier gave it ({@link #register}), as a producer's must be.
  */
 public final class ProducerStub implements AutoCloseable {
 
@@ -24,6 +26,8 @@ public final class ProducerStub implements AutoCloseable {
     private final Set<String> committed = ConcurrentHashMap.newKeySet();
     private final Map<String, AtomicInteger> checks = new ConcurrentHashMap<>();
     private final List<String> notifications = new CopyOnWriteArrayList<>();
+    /** Per producer name: the signing secret of its registration. */
+    private final Map<String, String> secrets = new ConcurrentHashMap<>();
 
     private ProducerStub(HttpServer server) {
         this.server = server;
@@ -37,7 +41,14 @@ public final class ProducerStub implements AutoCloseable {
         server.createContext("/check-back", exchange -> {
             String id = exchange.getRequestURI().getQuery().replaceFirst("^id=", "");
             stub.checks.computeIfAbsent(id, i -> new AtomicInteger()).incrementAndGet();
-            reply(exchange, "{\"status\":\"" + (stub.committed.contains(id) ? "COMMITTED" : "ROLLED_BACK") + "\"}");
+            String answer = "{\"status\":\"" + (stub.committed.contains(id) ? "COMMITTED" : "ROLLED_BACK") + "\"}";
+            String secret = stub.secrets.get(exchange.getRequestURI().getPath().replaceFirst("^/check-back/?", ""));
+            if (secret != null) {
+                CallSignature.answerHeaders(
+                                secret, exchange.getRequestHeaders().getFirst(CallSignature.SIGNATURE), answer)
+                        .forEach(exchange.getResponseHeaders()::add);
+            }
+            reply(exchange, answer);
         });
         server.createContext("/notifications", exchange -> {
             try (InputStream body = exchange.getRequestBody()) {
@@ -62,8 +73,21 @@ public final class ProducerStub implements AutoCloseable {
     /** The JSON to register this stub as producer {@code name}. */
     public String registration(String name) {
         String base = "http://127.0.0.1:" + server.getAddress().getPort();
-        return "{\"name\": \"" + name + "\", \"checkBackUrl\": \"" + base + "/check-back\", \"notificationUrl\": \""
+        return "{\"name\": \"" + name + "\", \"checkBackUrl\": \"" + base + "/check-back/" + name
+                + "\", \"notificationUrl\": \""
                 + base + "/notifications\"}";
+    }
+
+    /**
+     * Registers this stub as producer {@code name} and keeps the signing secret Courier answers, to sign its answers
+     * with. @return Courier's answer
+     */
+    public Http.Response register(Http http, String name) {
+        Http.Response registered = http.post("api/producers", registration(name));
+        if (registered.status() == 201) {
+            secrets.put(name, registered.json().getString("signingSecret"));
+        }
+        return registered;
     }
 
     /** Records that the producer's local transaction for message {@code id} committed. */

@@ -34,7 +34,11 @@ import java.util.concurrent.TimeUnit;
 @Produces(MediaType.APPLICATION_JSON)
 public class UpstreamResource {
 
-    /** Check-back behaviour per producer: BARRIER, COMMITTED, COMMITTED_WITH_PAYLOAD, ROLLED_BACK, PENDING, ERROR, HANG. */
+    /**
+     * Check-back behaviour per producer: BARRIER, COMMITTED, COMMITTED_WITH_PAYLOAD, ROLLED_BACK, PENDING, ERROR,
+     * HANG; UNSIGNED (COMMITTED with no signature) and FORGED (ROLLED_BACK signed with another secret), as someone
+     * on the path would answer. Answers are signed with the producer's secret when the test gave it one.
+     */
     static final Map<String, String> MODES = new ConcurrentHashMap<>();
     /** Per producer: "millis id answer" of each check-back call, when it was answered. */
     static final Map<String, List<String>> CALLS = new ConcurrentHashMap<>();
@@ -112,7 +116,14 @@ public class UpstreamResource {
         String mode = MODES.getOrDefault(producer, "BARRIER");
         if (mode.equals("HANG")) { // answers too late, holding no server thread meanwhile
             scheduler.schedule(
-                    () -> async.resume(record(producer, id, "{\"status\":\"PENDING\"}")), 5, TimeUnit.SECONDS);
+                    () -> async.resume(record(
+                            producer,
+                            id,
+                            "{\"status\":\"PENDING\"}",
+                            headers.getHeaderString(CallSignature.SIGNATURE),
+                            mode)),
+                    5,
+                    TimeUnit.SECONDS);
             return;
         }
         IN_PROGRESS.merge(producer, 1, Integer::sum);
@@ -122,22 +133,30 @@ public class UpstreamResource {
                 case "COMMITTED_WITH_PAYLOAD" ->
                     "{\"status\":\"COMMITTED\",\"payload\":{\"final\":true,\"version\":7}}";
                 case "ERROR" -> null;
+                case "UNSIGNED" -> "{\"status\":\"COMMITTED\"}";
+                case "FORGED" -> "{\"status\":\"ROLLED_BACK\"}";
                 // What an internal page would answer: its text must not become a message's lastError.
                 case "PAGE" -> "<html>instance-secret-token</html>";
                 default -> "{\"status\":\"" + mode + "\"}";
             };
-            async.resume(record(producer, id, answer));
+            async.resume(record(producer, id, answer, headers.getHeaderString(CallSignature.SIGNATURE), mode));
         } finally {
             IN_PROGRESS.merge(producer, -1, Integer::sum);
         }
     }
 
-    private static Response record(String producer, String id, String answer) {
+    private static Response record(String producer, String id, String answer, String callSignature, String mode) {
         CALLS.computeIfAbsent(producer, p -> new CopyOnWriteArrayList<>())
                 .add(System.currentTimeMillis() + " " + id + " " + (answer == null ? "500" : answer));
-        return answer == null
-                ? Response.serverError().entity("{\"error\":\"boom\"}").build()
-                : Response.ok(answer).build();
+        if (answer == null) {
+            return Response.serverError().entity("{\"error\":\"boom\"}").build();
+        }
+        Response.ResponseBuilder ok = Response.ok(answer);
+        String secret = mode.equals("FORGED") ? CallSignature.newSecret() : SECRETS.get(producer);
+        if (secret != null && !mode.equals("UNSIGNED")) {
+            CallSignature.answerHeaders(secret, callSignature, answer).forEach(ok::header);
+        }
+        return ok.build();
     }
 
     @POST
