@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class CallSignatureTest {
@@ -77,6 +78,31 @@ class CallSignatureTest {
         assertFalse(CallSignature.verify(secret, Long.toString(at), null, "GET", "/c?id=1", "", now, TOLERANCE));
         assertFalse(CallSignature.verify(secret, "yesterday", signature, "GET", "/c?id=1", "", now, TOLERANCE));
         assertFalse(CallSignature.verify(null, Long.toString(at), signature, "GET", "/c?id=1", "", now, TOLERANCE));
+    }
+
+    /** An answer is signed for the very call it answers: not another call's, not by another secret, not a call. */
+    @Test
+    void should_verify_an_answer_for_its_call_only() {
+        String call = CallSignature.sign(secret, at, "GET", "/c?id=1", "");
+        String other = CallSignature.sign(secret, at, "GET", "/c?id=2", "");
+        String body = "{\"status\":\"COMMITTED\"}";
+        Map<String, String> headers = CallSignature.answerHeaders(secret, call, body);
+        String ts = headers.get(CallSignature.TIMESTAMP);
+        String signature = headers.get(CallSignature.SIGNATURE);
+        Instant clock = Instant.now();
+        assertTrue(CallSignature.verifyAnswer(secret, ts, signature, call, body, clock, TOLERANCE));
+        assertFalse(CallSignature.verifyAnswer(secret, ts, signature, other, body, clock, TOLERANCE), "another call");
+        assertFalse(
+                CallSignature.verifyAnswer(
+                        secret, ts, signature, call, "{\"status\":\"ROLLED_BACK\"}", clock, TOLERANCE),
+                "another body");
+        assertFalse(
+                CallSignature.verifyAnswer(CallSignature.newSecret(), ts, signature, call, body, clock, TOLERANCE),
+                "another secret");
+        assertFalse(CallSignature.verifyAnswer(secret, ts, signature, null, body, clock, TOLERANCE), "no call");
+        // Courier's own signature of the call is no answer's: the method line differs.
+        assertFalse(CallSignature.verifyAnswer(
+                secret, Long.toString(at), call, call, "", Instant.ofEpochSecond(at), TOLERANCE));
     }
 
     @Test

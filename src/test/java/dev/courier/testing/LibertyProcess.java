@@ -19,6 +19,7 @@ public final class LibertyProcess {
     private final Path server;
     private final Http http;
     private final Http management;
+    private int managementPort = Integer.parseInt(System.getProperty("it.management.port", "19180"));
     private final java.util.Map<String, String> environment = new java.util.HashMap<>();
     private boolean clean;
 
@@ -40,17 +41,16 @@ public final class LibertyProcess {
         this.http = new Http("http://localhost:" + httpPort + "/");
         environment.put("COURIER_HTTP_PORT", Integer.toString(httpPort));
         environment.put("COURIER_HTTPS_PORT", Integer.toString(httpsPort));
-        int managementPort = Http.managementPort(httpPort);
+        this.managementPort = Http.managementPort(httpPort);
         this.management = new Http("http://localhost:" + managementPort + "/").anonymous();
         environment.put("COURIER_MANAGEMENT_PORT", Integer.toString(managementPort));
         Path template = wlp.resolve("usr/servers/courier");
         Files.createDirectories(server);
         try (var files = Files.list(template)) {
-            for (Path file : files.filter(
-                            f -> f.getFileName()
-                                    .toString()
-                                    .matches(
-                                            "server\\.xml|server\\.env|app\\.xml|datasource-.*\\.xml|auth-.*\\.xml|broker-.*\\.xml"))
+            for (Path file : files.filter(f -> f.getFileName()
+                            .toString()
+                            .matches(
+                                    "server\\.xml|server\\.env|app\\.xml|(datasource|auth|broker|management)-.*\\.xml"))
                     .toList()) {
                 Files.copy(file, server.resolve(file.getFileName()), StandardCopyOption.REPLACE_EXISTING);
             }
@@ -105,6 +105,11 @@ public final class LibertyProcess {
         return http;
     }
 
+    /** The management port's number. */
+    public int managementPort() {
+        return managementPort;
+    }
+
     /** The server's management port ({@code /health}, {@code /metrics}, {@code /openapi}), without credentials. */
     public Http management() {
         return management;
@@ -142,9 +147,14 @@ public final class LibertyProcess {
         } else {
             run("start");
         }
+        boolean protectedPort = "protected".equals(environment.get("COURIER_MANAGEMENT_ACCESS"));
         Eventually.until("Courier ready", Duration.ofSeconds(180), () -> {
             try {
-                return management.get("health/ready").status() == 200;
+                return protectedPort
+                        ? Http.httpsGet("localhost", managementPort, "health/ready", null)
+                                        .status()
+                                == 200
+                        : management.get("health/ready").status() == 200;
             } catch (RuntimeException e) {
                 return false;
             }
