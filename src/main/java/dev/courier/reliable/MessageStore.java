@@ -6,6 +6,7 @@ import static dev.courier.platform.Columns.timestamp;
 import dev.courier.platform.Columns;
 import dev.courier.platform.PageCursor;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -25,6 +26,9 @@ import java.util.Optional;
  */
 @ApplicationScoped
 class MessageStore {
+
+    @Inject
+    private SecretSeal seal;
 
     /** A message row's columns, in the order {@link #messageRow} reads them. */
     static final String MESSAGE_COLUMNS = "id, topic, producer, state, payload, headers, check_back_ms, "
@@ -338,7 +342,7 @@ class MessageStore {
                         rows.getString(1),
                         rows.getString(3),
                         URI.create(rows.getString(4)),
-                        rows.getString(6),
+                        seal.open(rows.getString(3), rows.getString(6)),
                         rows.getInt(5),
                         version,
                         leaseUntil,

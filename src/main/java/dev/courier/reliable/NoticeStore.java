@@ -4,6 +4,7 @@ import static dev.courier.platform.Columns.timestamp;
 
 import dev.courier.platform.Columns;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -18,6 +19,9 @@ import java.util.List;
  */
 @ApplicationScoped
 class NoticeStore {
+
+    @Inject
+    private SecretSeal seal;
 
     void insertNotice(
             Connection c,
@@ -56,7 +60,7 @@ class NoticeStore {
             "n.sent_at IS NULL",
             "courier_rm_producer p",
             "p.name = n.producer",
-            "p.notification_url, n.body, n.attempts, p.signing_secret");
+            "p.notification_url, n.body, n.attempts, p.signing_secret, p.name");
 
     /** Claims up to {@code limit} due notices for sending, by moving their next attempt to {@code leaseUntil}. */
     List<ClaimedNotice> claimNotices(Connection c, Instant now, Instant leaseUntil, int limit) throws SQLException {
@@ -65,7 +69,7 @@ class NoticeStore {
             return new ClaimedNotice(
                     rows.getString(1),
                     url == null ? null : URI.create(url),
-                    rows.getString(6),
+                    seal.open(rows.getString(7), rows.getString(6)),
                     rows.getString(4),
                     rows.getInt(5),
                     version);

@@ -6,6 +6,7 @@ import static dev.courier.platform.Columns.timestamp;
 import dev.courier.access.Principals;
 import dev.courier.platform.Columns;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.net.URI;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -22,6 +23,9 @@ import java.util.Optional;
  */
 @ApplicationScoped
 class ProducerStore {
+
+    @Inject
+    private SecretSeal seal;
 
     /**
      * Updates a producer's URLs and principals (null keeps them), or creates it with {@code newSecret} as its
@@ -58,7 +62,7 @@ class ProducerStore {
             insert.setString(3, notification == null ? null : notification.toString());
             insert.setTimestamp(4, timestamp(now), Columns.utc());
             insert.setTimestamp(5, timestamp(now), Columns.utc());
-            insert.setString(6, newSecret);
+            insert.setString(6, seal.seal(name, newSecret));
             insert.setString(7, acting);
             insert.executeUpdate();
             return true;
@@ -71,7 +75,7 @@ class ProducerStore {
                 c.prepareStatement("SELECT signing_secret FROM courier_rm_producer WHERE name = ?")) {
             select.setString(1, name);
             try (ResultSet rows = select.executeQuery()) {
-                return rows.next() ? Optional.ofNullable(rows.getString(1)) : Optional.empty();
+                return rows.next() ? Optional.ofNullable(seal.open(name, rows.getString(1))) : Optional.empty();
             }
         }
     }
@@ -80,7 +84,7 @@ class ProducerStore {
     boolean replaceSecret(Connection c, String name, String secret, Instant now) throws SQLException {
         try (PreparedStatement update = c.prepareStatement(
                 "UPDATE courier_rm_producer SET signing_secret = ?, " + "updated_at = ? WHERE name = ?")) {
-            update.setString(1, secret);
+            update.setString(1, seal.seal(name, secret));
             update.setTimestamp(2, timestamp(now), Columns.utc());
             update.setString(3, name);
             return ReliableDatabase.exactlyOneOrNone(update.executeUpdate());

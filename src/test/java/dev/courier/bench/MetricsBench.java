@@ -51,7 +51,7 @@ class MetricsBench {
                         + System.getProperty("courier.db.port", "5432")
                         + "/" + System.getProperty("courier.db.name", "courier"),
                 System.getProperty("courier.db.user", "courier"),
-                System.getProperty("courier.db.password", "courier"))) {
+                dev.courier.testing.Postgres.password())) {
             long filling = System.nanoTime();
             try (PreparedStatement fill = db.prepareStatement("INSERT INTO courier_message (id, queue, state, "
                     + "deliver_at, attempt, version, payload_type, payload, created_at, dead_at) "

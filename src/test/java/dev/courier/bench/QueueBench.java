@@ -42,7 +42,7 @@ class QueueBench {
                         + System.getProperty("courier.db.port", "5432") + "/"
                         + System.getProperty("courier.db.name", "courier"),
                 System.getProperty("courier.db.user", "courier"),
-                System.getProperty("courier.db.password", "courier"));
+                dev.courier.testing.Postgres.password());
         List<String> rows = new ArrayList<>();
         rows.add(
                 "| workers | batch | send msg/s | p50 ms | p99 ms | raw msg/s | ratio | receive+ack msg/s | p50 ms | p99 ms "

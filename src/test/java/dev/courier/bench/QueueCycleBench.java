@@ -54,7 +54,7 @@ class QueueCycleBench {
         String host = "jdbc:postgresql://" + System.getProperty("courier.db.host", "localhost") + ":"
                 + System.getProperty("courier.db.port", "5432") + "/";
         String user = System.getProperty("courier.db.user", "courier");
-        String password = System.getProperty("courier.db.password", "courier");
+        String password = dev.courier.testing.Postgres.password();
         PgmqCycle pgmq = new PgmqCycle(host + System.getProperty("courier.pgmq.db.name", "pgmq_bench"), user, password);
         assumeTrue(pgmq.available(), "PGMQ is not loaded: run bin/postgres with ../shared/peers present");
         RawQueueBaseline jdbc =

@@ -58,7 +58,7 @@ record Anchors(double fdatasyncPerSecond, double pgbenchInsertTps) {
                 "-f",
                 script.toString(),
                 System.getProperty("courier.db.name", "courier"));
-        pgbench.environment().put("PGPASSWORD", System.getProperty("courier.db.password", "courier"));
+        pgbench.environment().put("PGPASSWORD", dev.courier.testing.Postgres.password());
         String bench = run(dir, pgbench);
         Matcher tps = Pattern.compile("tps = ([0-9.]+)").matcher(bench);
         return new Anchors(fdatasyncRate, tps.find() ? Double.parseDouble(tps.group(1)) : Double.NaN);

@@ -53,7 +53,7 @@ class SchemaMigrationPostgresIT {
         database.setPortNumbers(new int[] {Integer.parseInt(System.getProperty("courier.db.port", "5432"))});
         database.setDatabaseName(System.getProperty("courier.db.name", "courier"));
         database.setUser(System.getProperty("courier.db.user", "courier"));
-        database.setPassword(System.getProperty("courier.db.password", "courier"));
+        database.setPassword(dev.courier.testing.Postgres.password());
         if (schema != null) {
             database.setCurrentSchema(schema);
         }

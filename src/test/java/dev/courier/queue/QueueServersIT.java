@@ -356,7 +356,7 @@ class QueueServersIT {
                         + System.getProperty("courier.db.port", "5432") + "/"
                         + System.getProperty("courier.db.name", "courier"),
                 System.getProperty("courier.db.user", "courier"),
-                System.getProperty("courier.db.password", "courier"));
+                dev.courier.testing.Postgres.password());
     }
 
     /** The sweeps since {@code since} until now (not the shifted future runs of earlier in-container tests). */

@@ -476,7 +476,7 @@ class QueueSqlApiIT {
                         "-v",
                         "ON_ERROR_STOP=1")
                 .redirectErrorStream(true);
-        command.environment().put("PGPASSWORD", System.getProperty("courier.db.password", "courier"));
+        command.environment().put("PGPASSWORD", dev.courier.testing.Postgres.password());
         Process psql = command.start();
         psql.getOutputStream().write(script.getBytes(StandardCharsets.UTF_8));
         psql.getOutputStream().close();

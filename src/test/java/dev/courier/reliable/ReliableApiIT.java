@@ -766,6 +766,37 @@ class ReliableApiIT {
         assertEquals(state, response.json().getString("state"), response::toString);
     }
 
+    /**
+     * The database holds a producer's signing secret sealed (SecretSeal), never in clear; Courier still signs its
+     * check-backs with it. A secret stored in clear before sealing existed is still used.
+     */
+    @Test
+    void should_keep_signing_secrets_sealed_in_the_database_and_sign_with_them() {
+        f.register(f.producer, "COMMITTED").subscribe("a");
+        String secret =
+                http.post("api/producers/" + f.producer + "/secret", "").json().getString("signingSecret");
+        assertEquals(
+                204, http.put("api/test/apps/" + f.producer + "/secret", secret).status());
+        String stored =
+                http.get("api/test/producers/" + f.producer + "/stored-secret").body();
+        assertTrue(stored.startsWith("v1:"), "sealed: " + stored);
+        assertFalse(stored.contains(secret), "the secret is not in the row");
+        String sealed = f.prepare("{}", 1);
+        f.advance(2);
+        f.awaitState(sealed, "SENT");
+
+        String clear = dev.courier.client.CallSignature.newSecret();
+        assertEquals(
+                204,
+                http.put("api/test/producers/" + f.producer + "/stored-secret", clear)
+                        .status());
+        assertEquals(
+                204, http.put("api/test/apps/" + f.producer + "/secret", clear).status());
+        String fromBefore = f.prepare("{}", 1);
+        f.advance(2);
+        f.awaitState(fromBefore, "SENT");
+    }
+
     @Test
     void should_show_a_producers_signing_secret_once_replace_it_on_request_and_refuse_hosts_not_allowed() {
         String name = Fixture.unique("p");

@@ -47,10 +47,11 @@ public final class LibertyProcess {
         Path template = wlp.resolve("usr/servers/courier");
         Files.createDirectories(server);
         try (var files = Files.list(template)) {
-            for (Path file : files.filter(f -> f.getFileName()
-                            .toString()
-                            .matches(
-                                    "server\\.xml|server\\.env|app\\.xml|(datasource|auth|broker|management)-.*\\.xml"))
+            for (Path file : files.filter(
+                            f -> f.getFileName()
+                                    .toString()
+                                    .matches(
+                                            "server\\.xml|server\\.env|jvm\\.options|app\\.xml|(datasource|auth|broker|management)-.*\\.xml"))
                     .toList()) {
                 Files.copy(file, server.resolve(file.getFileName()), StandardCopyOption.REPLACE_EXISTING);
             }

@@ -110,7 +110,24 @@ public final class Postgres {
         return System.getProperty("courier.db.user", "courier");
     }
 
-    private static String password() {
-        return System.getProperty("courier.db.password", "courier");
+    /**
+     * The password of Courier's PostgreSQL role: {@code -Dcourier.db.password} when given, else the one {@code
+     * bin/postgres} generated and kept in {@code data/security/postgres.properties} of this checkout.
+     */
+    public static String password() {
+        String given = System.getProperty("courier.db.password", "");
+        if (!given.isEmpty()) {
+            return given;
+        }
+        java.nio.file.Path file = java.nio.file.Path.of(
+                System.getProperty("courier.db.secrets.dir", "data/security"), "postgres.properties");
+        java.util.Properties generated = new java.util.Properties();
+        try (java.io.Reader reader = java.nio.file.Files.newBufferedReader(file)) {
+            generated.load(reader);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(
+                    "no -Dcourier.db.password and no " + file + " (run bin/postgres)", e);
+        }
+        return generated.getProperty("password");
     }
 }

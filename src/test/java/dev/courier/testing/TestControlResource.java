@@ -46,6 +46,40 @@ public class TestControlResource {
         }
     }
 
+    /** Producer {@code name}'s signing secret as the database holds it (sealed, or clear from before sealing). */
+    @GET
+    @Path("producers/{name}/stored-secret")
+    @Produces(MediaType.TEXT_PLAIN)
+    public String storedSecret(@PathParam("name") String name) throws java.sql.SQLException {
+        try (java.sql.Connection c = courier.getConnection();
+                java.sql.PreparedStatement select =
+                        c.prepareStatement("SELECT signing_secret FROM courier_rm_producer WHERE name = ?")) {
+            select.setString(1, name);
+            try (java.sql.ResultSet rows = select.executeQuery()) {
+                if (!rows.next()) {
+                    throw new jakarta.ws.rs.NotFoundException("no producer " + name);
+                }
+                return rows.getString(1);
+            }
+        }
+    }
+
+    /** Stores {@code secret} in clear as producer {@code name}'s, as Courier did before it sealed them. */
+    @jakarta.ws.rs.PUT
+    @Path("producers/{name}/stored-secret")
+    @jakarta.ws.rs.Consumes(MediaType.WILDCARD)
+    public void storeClearSecret(@PathParam("name") String name, String secret) throws java.sql.SQLException {
+        try (java.sql.Connection c = courier.getConnection();
+                java.sql.PreparedStatement update =
+                        c.prepareStatement("UPDATE courier_rm_producer SET signing_secret = ? WHERE name = ?")) {
+            update.setString(1, secret.trim());
+            update.setString(2, name);
+            if (update.executeUpdate() != 1) {
+                throw new jakarta.ws.rs.NotFoundException("no producer " + name);
+            }
+        }
+    }
+
     /** What the hourly retention job does, with a cutoff of the test's choosing. @return how many were purged */
     @POST
     @Path("audit/purge")

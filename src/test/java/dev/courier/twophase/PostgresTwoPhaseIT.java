@@ -65,9 +65,7 @@ class PostgresTwoPhaseIT {
                 + System.getProperty("courier.db.port", "5432") + "/"
                 + System.getProperty("courier.db.name", "courier");
         return DriverManager.getConnection(
-                url,
-                System.getProperty("courier.db.user", "courier"),
-                System.getProperty("courier.db.password", "courier"));
+                url, System.getProperty("courier.db.user", "courier"), dev.courier.testing.Postgres.password());
     }
 
     private static long calls(Connection db, String pattern) throws SQLException {

@@ -115,7 +115,7 @@ class QueueLibraryKillIT {
                 "jdbc:postgresql://" + System.getProperty("courier.db.hosts", "localhost:5432") + "/"
                         + System.getProperty("courier.db.name", "courier"),
                 System.getProperty("courier.db.user", "courier"),
-                System.getProperty("courier.db.password", "courier"),
+                dev.courier.testing.Postgres.password(),
                 queue,
                 Integer.toString(ORDERS));
         return new ProcessBuilder(command)

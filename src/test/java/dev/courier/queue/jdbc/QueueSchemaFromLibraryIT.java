@@ -43,7 +43,7 @@ class QueueSchemaFromLibraryIT {
             app.setPortNumbers(new int[] {Integer.parseInt(host[1])});
             app.setDatabaseName(database);
             app.setUser(System.getProperty("courier.db.user", "courier"));
-            app.setPassword(System.getProperty("courier.db.password", "courier"));
+            app.setPassword(dev.courier.testing.Postgres.password());
             try (Connection c = app.getConnection();
                     Statement ddl = c.createStatement()) {
                 ddl.execute("CREATE TABLE shop_order (id TEXT PRIMARY KEY)"); // the application's own, first
