@@ -16,8 +16,8 @@ import org.eclipse.microprofile.metrics.Tag;
  * request. No caller waits for a probe: a due probe runs on {@code runner}, one at a time, and callers get the last
  * answer meanwhile, so a stalled dependency pins one thread, not one per readiness request. A probe still running
  * past the window counts as down (the dependency does not answer in time); a caller waits only for the very first
- * probe, and at most a window, as there is nothing to answer from before it. The answer says up or down and a fixed reason, never the exception's text, which goes to the
- * log when the dependency goes down. Each probe run is counted: {@code courier_health_probes_total{check}}.
+ * probe, and at most a window, as there is nothing to answer from before it. The answer says up or down and a
+ * fixed reason, never the exception's text, which goes to the log when the dependency goes down. Each probe run is counted: {@code courier_health_probes_total{check}}.
  */
 final class RecentProbe {
 

@@ -45,6 +45,8 @@ class ProducerCalls {
     private CallTargets.Resolver resolver = CallTargets.Resolver.SYSTEM;
     private TrustManager[] trust; // null: the JVM's
     private final HttpClient plain = client(null, false);
+    private static final int MAX_SECURE_CLIENTS = 64;
+
     /** One client per https host: SNI's name is the client's, since the URL it connects to names an address. */
     private final Map<String, HttpClient> secure = new ConcurrentHashMap<>();
 
@@ -93,6 +95,9 @@ class ProducerCalls {
         } catch (IllegalArgumentException e) { // "restricted header name": the JVM option below is missing
             return failed("not called: this server's JVM lacks -Djdk.httpclient.allowRestrictedHeaders=host,"
                     + " without which Courier cannot connect to the address it checked");
+        }
+        if (secure.size() > MAX_SECURE_CLIENTS) {
+            secure.clear(); // each client holds a selector thread until it is collected: keep a bounded few
         }
         HttpClient http = !target.secure()
                 ? plain

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.courier.testing.DatabaseIndependent;
+import dev.courier.testing.UntrustedCa;
 import jakarta.jms.JMSContext;
 import jakarta.jms.JMSRuntimeException;
 import java.io.IOException;
@@ -59,7 +60,7 @@ class BrokerTlsIT {
                         context.createConsumer(context.createQueue("tls.check")).receiveBody(String.class, 10_000));
             }
             assertRefused("tcp://localhost:" + port + "?reconnectAttempts=0", user, password);
-            Path otherCa = otherCa();
+            Path otherCa = UntrustedCa.in(dir);
             assertRefused(
                     "tcp://localhost:" + port + "?"
                             + transport.replaceAll("trustStorePath=[^;]*", "trustStorePath=" + otherCa),
@@ -85,31 +86,6 @@ class BrokerTlsIT {
                 .matcher(Files.readString(includeFile));
         assertTrue(value.find(), includeFile + " names the transport");
         return value.group(1);
-    }
-
-    private Path otherCa() throws Exception {
-        Path pem = dir.resolve("other-ca.pem");
-        run(
-                List.of(
-                        "openssl",
-                        "req",
-                        "-x509",
-                        "-newkey",
-                        "ec",
-                        "-pkeyopt",
-                        "ec_paramgen_curve:prime256v1",
-                        "-nodes",
-                        "-days",
-                        "1",
-                        "-subj",
-                        "/CN=someone else",
-                        "-keyout",
-                        dir.resolve("other-ca.key").toString(),
-                        "-out",
-                        pem.toString()),
-                null,
-                0);
-        return pem;
     }
 
     private void script(Path data, int port, String command) throws Exception {

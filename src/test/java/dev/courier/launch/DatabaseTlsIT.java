@@ -8,13 +8,12 @@ import dev.courier.testing.CourierDeployment;
 import dev.courier.testing.Http;
 import dev.courier.testing.Postgres;
 import dev.courier.testing.ProductionDatabaseOnly;
-import java.nio.charset.StandardCharsets;
+import dev.courier.testing.UntrustedCa;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.concurrent.TimeUnit;
 import org.jboss.arquillian.container.test.api.Deployment;
 import org.jboss.arquillian.junit5.ArquillianExtension;
 import org.jboss.shrinkwrap.api.spec.WebArchive;
@@ -62,28 +61,7 @@ class DatabaseTlsIT {
 
     @Test
     void a_certificate_another_ca_signed_is_refused() throws Exception {
-        Path other = dir.resolve("other-ca.pem");
-        Process openssl = new ProcessBuilder(
-                        "openssl",
-                        "req",
-                        "-x509",
-                        "-newkey",
-                        "ec",
-                        "-pkeyopt",
-                        "ec_paramgen_curve:prime256v1",
-                        "-nodes",
-                        "-days",
-                        "1",
-                        "-subj",
-                        "/CN=someone else",
-                        "-keyout",
-                        dir.resolve("other-ca.key").toString(),
-                        "-out",
-                        other.toString())
-                .redirectErrorStream(true)
-                .start();
-        String output = new String(openssl.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(openssl.waitFor(60, TimeUnit.SECONDS) && openssl.exitValue() == 0, output);
+        Path other = UntrustedCa.in(dir);
         SQLException refused =
                 assertThrows(SQLException.class, () -> connect(other).close());
         assertTrue(
