@@ -30,6 +30,13 @@ class MessageStore {
     @Inject
     private SecretSeal seal;
 
+    MessageStore() {}
+
+    /** For tests outside a container. */
+    MessageStore(SecretSeal seal) {
+        this.seal = seal;
+    }
+
     /** A message row's columns, in the order {@link #messageRow} reads them. */
     static final String MESSAGE_COLUMNS = "id, topic, producer, state, payload, headers, check_back_ms, "
             + "deliver_at, checks, next_check_at, last_error, version, created_at, updated_at";

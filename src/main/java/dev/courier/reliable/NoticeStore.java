@@ -23,6 +23,13 @@ class NoticeStore {
     @Inject
     private SecretSeal seal;
 
+    NoticeStore() {}
+
+    /** For tests outside a container. */
+    NoticeStore(SecretSeal seal) {
+        this.seal = seal;
+    }
+
     void insertNotice(
             Connection c,
             String id,

@@ -27,6 +27,13 @@ class ProducerStore {
     @Inject
     private SecretSeal seal;
 
+    ProducerStore() {}
+
+    /** For tests outside a container. */
+    ProducerStore(SecretSeal seal) {
+        this.seal = seal;
+    }
+
     /**
      * Updates a producer's URLs and principals (null keeps them), or creates it with {@code newSecret} as its
      * signing secret (an update keeps the secret it has). @return true when the producer was created, false when

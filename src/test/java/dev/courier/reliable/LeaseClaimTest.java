@@ -29,6 +29,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LeaseClaimTest {
 
+    private static final SecretSeal SEAL =
+            new SecretSeal(java.util.Base64.getEncoder().encodeToString(new byte[32]));
+
     private static final Instant NOW = Instant.parse("2030-01-01T12:00:00Z");
     private static final Instant LEASE = NOW.plus(Duration.ofSeconds(60));
 
@@ -44,7 +47,7 @@ class LeaseClaimTest {
         database.setCreateDatabase("create");
         SchemaMigration.migrate(database, "db/migration", SchemaMigration.HISTORY_TABLE);
         try (Connection c = database.getConnection()) {
-            ProducerStore producers = new ProducerStore();
+            ProducerStore producers = new ProducerStore(SEAL);
             producers.saveProducer(
                     c, "shop", URI.create("http://shop/check"), URI.create("http://shop/tell"), null, "s", NOW);
             producers.saveProducer(c, "mute", URI.create("http://mute/check"), null, null, "m", NOW);
@@ -53,7 +56,7 @@ class LeaseClaimTest {
 
     @Test
     void should_claim_due_pending_checks_in_due_order_with_their_new_version_and_lease() throws SQLException {
-        MessageStore messages = new MessageStore();
+        MessageStore messages = new MessageStore(SEAL);
         try (Connection c = database.getConnection()) {
             message(c, "m-late", MessageState.PENDING, NOW.minusSeconds(60));
             message(c, "m-first", MessageState.PENDING, NOW.minusSeconds(180));
@@ -95,7 +98,7 @@ class LeaseClaimTest {
 
     @Test
     void should_claim_due_unsent_notices_in_due_order_with_their_new_version() throws SQLException {
-        NoticeStore notices = new NoticeStore();
+        NoticeStore notices = new NoticeStore(SEAL);
         try (Connection c = database.getConnection()) {
             notices.insertNotice(c, "n-second", "shop", "m", null, "MESSAGE_DEAD", "{\"n\":2}", NOW.minusSeconds(10));
             notices.insertNotice(c, "n-first", "mute", "m", "a", "DELIVERY_DEAD", "{\"n\":1}", NOW.minusSeconds(20));
@@ -188,7 +191,7 @@ class LeaseClaimTest {
     }
 
     private static void message(Connection c, String id, MessageState state, Instant nextCheckAt) throws SQLException {
-        new MessageStore()
+        new MessageStore(SEAL)
                 .insertMessages(
                         c,
                         List.of(new MessageStore.MessageRow(
