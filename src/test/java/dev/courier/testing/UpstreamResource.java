@@ -51,6 +51,9 @@ public class UpstreamResource {
     @Inject
     private Apps apps;
 
+    @Inject
+    private dev.courier.reliable.Producers producers;
+
     @jakarta.annotation.Resource
     private jakarta.transaction.UserTransaction userTransaction;
 
@@ -121,7 +124,7 @@ public class UpstreamResource {
                             id,
                             "{\"status\":\"PENDING\"}",
                             headers.getHeaderString(CallSignature.SIGNATURE),
-                            mode)),
+                            answerSecret(producer, mode))),
                     5,
                     TimeUnit.SECONDS);
             return;
@@ -139,21 +142,41 @@ public class UpstreamResource {
                 case "PAGE" -> "<html>instance-secret-token</html>";
                 default -> "{\"status\":\"" + mode + "\"}";
             };
-            async.resume(record(producer, id, answer, headers.getHeaderString(CallSignature.SIGNATURE), mode));
+            async.resume(record(
+                    producer,
+                    id,
+                    answer,
+                    headers.getHeaderString(CallSignature.SIGNATURE),
+                    answerSecret(producer, mode)));
         } finally {
             IN_PROGRESS.merge(producer, -1, Integer::sum);
         }
     }
 
-    private static Response record(String producer, String id, String answer, String callSignature, String mode) {
+    /**
+     * The secret this producer signs its answers with: the one the test gave it, else its registration's (this test
+     * application forgets what it was given when a crash test kills the server; the producer's secret is in Courier's
+     * database, as a real producer keeps its own); a stranger's for FORGED, none for UNSIGNED.
+     */
+    private String answerSecret(String producer, String mode) {
+        return switch (mode) {
+            case "FORGED" -> CallSignature.newSecret();
+            case "UNSIGNED" -> null;
+            default ->
+                SECRETS.containsKey(producer)
+                        ? SECRETS.get(producer)
+                        : producers.signingSecret(producer).orElse(null);
+        };
+    }
+
+    private static Response record(String producer, String id, String answer, String callSignature, String secret) {
         CALLS.computeIfAbsent(producer, p -> new CopyOnWriteArrayList<>())
                 .add(System.currentTimeMillis() + " " + id + " " + (answer == null ? "500" : answer));
         if (answer == null) {
             return Response.serverError().entity("{\"error\":\"boom\"}").build();
         }
         Response.ResponseBuilder ok = Response.ok(answer);
-        String secret = mode.equals("FORGED") ? CallSignature.newSecret() : SECRETS.get(producer);
-        if (secret != null && !mode.equals("UNSIGNED")) {
+        if (secret != null) {
             CallSignature.answerHeaders(secret, callSignature, answer).forEach(ok::header);
         }
         return ok.build();
