@@ -12,7 +12,8 @@ import java.util.Locale;
  * {@code courier.reliable.allowed-url-hosts}; a plain {@code http} URL must name a host of
  * {@code courier.reliable.plain-http-hosts}; and unless the allow-list names that host itself, every address it
  * resolves to must be a public one: loopback, private, link-local (the cloud metadata address 169.254.169.254
- * among them), unique-local, benchmarking, NAT64 and 6to4, multicast and unspecified addresses are refused, so a
+ * among them), unique-local, benchmarking, reserved, NAT64, 6to4, Teredo and IPv4-compatible, multicast and
+ * unspecified addresses are refused, so a
  * producer's registration cannot turn Courier's calls on its own network. Checked when a producer registers and
  * again before every call, and the call connects to the very address checked ({@link Target}): a name that
  * resolves to a public address for the check and to an internal one a moment later (DNS rebinding) reaches
@@ -66,15 +67,14 @@ final class CallTargets {
             return url.getHost() + (url.getPort() == -1 ? "" : ":" + url.getPort());
         }
 
-        /** Whether the URL names an address rather than a host name (no SNI then). */
-        boolean namedByAddress() {
-            String host = url.getHost();
-            return host.startsWith("[") || host.chars().allMatch(c -> c == '.' || Character.isDigit(c));
-        }
-
         boolean secure() {
             return "https".equalsIgnoreCase(url.getScheme());
         }
+    }
+
+    /** Whether {@code host} (without brackets) is an address literal rather than a name. */
+    static boolean isAddress(String host) {
+        return host.indexOf(':') >= 0 || host.chars().allMatch(c -> c == '.' || Character.isDigit(c));
     }
 
     /** @return null when Courier may call {@code url}, else why not */
@@ -99,6 +99,10 @@ final class CallTargets {
             throw new Refused("the URL names no host");
         }
         String name = host.toLowerCase(Locale.ROOT);
+        if (!host.startsWith("[") && !isAddress(host) && !validName(host)) {
+            // a trailing dot, say: TLS could not send it by SNI, and the allow-list's suffixes would not match it
+            throw new Refused("the URL's host is not a valid host name (letters, digits, hyphens and inner dots)");
+        }
         if (!matches(name, allowedHosts)) {
             throw new Refused(
                     "the URL names a host that producers' URLs may not name (courier.reliable.allowed-url-hosts)");
@@ -128,6 +132,15 @@ final class CallTargets {
         return new Target(url, addresses[0]);
     }
 
+    private static boolean validName(String host) {
+        try {
+            new javax.net.ssl.SNIHostName(host);
+            return !host.endsWith(".");
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
     /** Whether {@code name} is on a host list: "*", the name itself, or a suffix starting with a dot. */
     private static boolean matches(String name, List<String> hosts) {
         for (String entry : hosts) {
@@ -146,12 +159,16 @@ final class CallTargets {
         // 64:ff9b::/96 and 64:ff9b:1::/48 (NAT64) and 2002::/16 (6to4) carry an IPv4 address a gateway reaches
         boolean nat64 = v6 && b[0] == 0 && b[1] == 0x64 && (b[2] & 0xff) == 0xff && (b[3] & 0xff) == 0x9b;
         boolean sixToFour = v6 && b[0] == 0x20 && b[1] == 0x02;
+        boolean teredo = v6 && b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0; // 2001::/32
+        boolean ipv4Compatible = v6 && java.util.Arrays.equals(b, 0, 12, new byte[12], 0, 12); // ::/96
         boolean v4 = b.length == 4;
         int first = b[0] & 0xff;
         int second = b[1] & 0xff;
         boolean thisNetwork = v4 && first == 0; // 0/8
         boolean shared = v4 && first == 100 && (second & 0xc0) == 64; // 100.64/10
         boolean benchmarking = v4 && first == 198 && (second & 0xfe) == 18; // 198.18/15
+        boolean protocolAssignments = v4 && first == 192 && second == 0 && (b[2] & 0xff) == 0; // 192.0.0/24
+        boolean reserved = v4 && first >= 240; // 240/4 and broadcast
         return address.isLoopbackAddress()
                 || address.isAnyLocalAddress()
                 || address.isLinkLocalAddress()
@@ -160,6 +177,10 @@ final class CallTargets {
                 || uniqueLocal
                 || nat64
                 || sixToFour
+                || teredo
+                || ipv4Compatible
+                || protocolAssignments
+                || reserved
                 || thisNetwork
                 || shared
                 || benchmarking;

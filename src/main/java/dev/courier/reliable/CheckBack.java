@@ -62,7 +62,12 @@ class CheckBack {
      * @return completes with the answer, or exceptionally with a {@link Failure}
      */
     CompletableFuture<Answer> ask(String producer, URI checkBackUrl, String secret, String messageId) {
-        URI uri = URI.create(checkBackUrl + "?id=" + URLEncoder.encode(messageId, StandardCharsets.UTF_8));
+        URI uri;
+        try {
+            uri = URI.create(checkBackUrl + "?id=" + URLEncoder.encode(messageId, StandardCharsets.UTF_8));
+        } catch (RuntimeException e) { // the caller holds a permit of the producer's gate: fail, never throw
+            return CompletableFuture.failedFuture(new CompletionException(new Failure("not called: " + e)));
+        }
         boolean unsignedTaken = settings.unsignedAnswersFrom.orElse(List.of()).contains(producer);
         return calls.call(uri, secret, "GET", "", answerLimit()).handle((response, error) -> {
             try {

@@ -44,7 +44,10 @@ class ProducerCalls {
 
     private CallTargets.Resolver resolver = CallTargets.Resolver.SYSTEM;
     private TrustManager[] trust; // null: the JVM's
-    private final HttpClient plain = client(null, false);
+    private final HttpClient plain = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .build();
     private static final int MAX_SECURE_CLIENTS = 64;
 
     /** One client per https host: SNI's name is the client's, since the URL it connects to names an address. */
@@ -67,45 +70,53 @@ class ProducerCalls {
      * @return completes with the answer (any status), or exceptionally with a {@link Failed}
      */
     CompletableFuture<HttpResponse<String>> call(URI url, String secret, String method, String body, long limit) {
+        try {
+            return send(url, secret, method, body, limit);
+        } catch (RuntimeException e) { // whatever a URL can still provoke, it is this call's failure, not its caller's
+            return failed("not called: " + e);
+        }
+    }
+
+    private CompletableFuture<HttpResponse<String>> send(
+            URI url, String secret, String method, String body, long limit) {
         CallTargets.Target target;
-        HttpRequest request;
+        HttpRequest.Builder request;
         try {
             target = CallTargets.check(
                     url, settings.allowedUrlHosts, settings.plainHttpHosts.orElse(List.of()), resolver);
             request = Signer.sign(
-                            HttpRequest.newBuilder(target.connectTo())
-                                    .header("Host", target.hostHeader())
-                                    .timeout(settings.callTimeout)
-                                    .header("Accept", "application/json")
-                                    .method(
-                                            method,
-                                            body.isEmpty()
-                                                    ? HttpRequest.BodyPublishers.noBody()
-                                                    : HttpRequest.BodyPublishers.ofString(body)),
-                            secret,
-                            method,
-                            url,
-                            body)
-                    .header("Content-Type", "application/json")
-                    .build();
+                    HttpRequest.newBuilder(target.connectTo())
+                            .timeout(settings.callTimeout)
+                            .header("Accept", "application/json")
+                            .header("Content-Type", "application/json")
+                            .method(
+                                    method,
+                                    body.isEmpty()
+                                            ? HttpRequest.BodyPublishers.noBody()
+                                            : HttpRequest.BodyPublishers.ofString(body)),
+                    secret,
+                    method,
+                    url,
+                    body);
         } catch (CallTargets.Refused e) { // what the name resolves to may have changed since the producer registered
             return failed("not called: " + e.getMessage());
         } catch (Signer.Unsigned e) {
             return failed(e.getMessage());
-        } catch (IllegalArgumentException e) { // "restricted header name": the JVM option below is missing
+        }
+        try {
+            request.header("Host", target.hostHeader());
+        } catch (IllegalArgumentException e) { // "restricted header name": the JVM option is missing
             return failed("not called: this server's JVM lacks -Djdk.httpclient.allowRestrictedHeaders=host,"
                     + " without which Courier cannot connect to the address it checked");
         }
         if (secure.size() > MAX_SECURE_CLIENTS) {
             secure.clear(); // each client holds a selector thread until it is collected: keep a bounded few
         }
-        HttpClient http = !target.secure()
-                ? plain
-                : target.namedByAddress()
-                        ? secure.computeIfAbsent("", name -> client(null, true))
-                        : secure.computeIfAbsent(target.hostName().toLowerCase(java.util.Locale.ROOT), this::client);
+        HttpClient http = target.secure()
+                ? secure.computeIfAbsent(target.hostName().toLowerCase(java.util.Locale.ROOT), this::client)
+                : plain;
         Duration deadline = settings.callTimeout;
-        return BoundedBody.send(http, request, limit, deadline).exceptionallyCompose(error -> {
+        return BoundedBody.send(http, request.build(), limit, deadline).exceptionallyCompose(error -> {
             Throwable cause = BoundedBody.cause(error);
             if (cause instanceof BoundedBody.TooLarge) {
                 return failed(cause.getMessage());
@@ -121,29 +132,26 @@ class ProducerCalls {
         return CompletableFuture.failedFuture(new CompletionException(new Failed(why)));
     }
 
-    private HttpClient client(String sniName) {
-        return client(sniName, true);
-    }
-
-    /** @param sniName the name to send by SNI and check the certificate against; null for none */
-    private HttpClient client(String sniName, boolean secure) {
-        HttpClient.Builder builder =
-                HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).followRedirects(HttpClient.Redirect.NEVER);
-        if (secure) {
-            try {
-                // A context of its own per name: TLS sessions are cached per address and port, and one resumed for
-                // another name at the same address would skip the certificate's check against this name.
-                SSLContext context = SSLContext.getInstance("TLS");
-                context.init(null, trust, null);
-                SSLParameters parameters = context.getDefaultSSLParameters();
-                if (sniName != null) { // checked against the certificate too, before the address connected to
-                    parameters.setServerNames(List.of(new SNIHostName(sniName)));
-                }
-                builder.sslContext(context).sslParameters(parameters);
-            } catch (GeneralSecurityException e) {
-                throw new IllegalStateException("this JVM has no TLS context", e);
+    /**
+     * A client for https calls to {@code name} (or, for a URL that names an address, to that address): its
+     * connections send the name by SNI and know their peer by it ({@link PeerNamedTls}), so the certificate is
+     * checked against the name and sessions are cached under it.
+     */
+    private HttpClient client(String name) {
+        try {
+            SSLContext context = PeerNamedTls.of(name, trust);
+            SSLParameters parameters = context.getDefaultSSLParameters();
+            if (!CallTargets.isAddress(name)) {
+                parameters.setServerNames(List.of(new SNIHostName(name)));
             }
+            return HttpClient.newBuilder()
+                    .version(HttpClient.Version.HTTP_1_1)
+                    .followRedirects(HttpClient.Redirect.NEVER)
+                    .sslContext(context)
+                    .sslParameters(parameters)
+                    .build();
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("this JVM has no TLS context", e);
         }
-        return builder.build();
     }
 }

@@ -14,8 +14,9 @@ import java.util.Map;
 import java.util.logging.Logger;
 
 /**
- * Seals, at start, the signing secrets stored before {@link SecretSeal} existed, each in its own statement that
- * changes the row only if it still holds the clear secret read: servers starting together seal each secret once.
+ * At start: loads the sealing key (a bad {@code courier.secrets.key} stops Courier here), and seals the signing
+ * secrets stored before {@link SecretSeal} existed, each in its own statement that changes the row only if it still
+ * holds the clear secret read: servers starting together seal each secret once.
  */
 @Singleton
 @Startup
@@ -32,6 +33,7 @@ public class ProducerSecretsSealing {
 
     @PostConstruct
     void sealClearSecrets() {
+        seal.ready();
         Map<String, String> clear = new LinkedHashMap<>();
         try (Connection c = database.connection()) {
             try (PreparedStatement select = c.prepareStatement(

@@ -52,6 +52,14 @@ class SecretSeal {
         this.key = decode(base64Key);
     }
 
+    /**
+     * Loads the key now, so that a key that is not one (or no place to keep it) stops Courier at start, not its
+     * first check-back. @throws IllegalStateException saying what is wrong with the key
+     */
+    void ready() {
+        key();
+    }
+
     /** @return {@code secret} sealed for {@code producer}'s row; null for null */
     String seal(String producer, String secret) {
         if (secret == null) {

@@ -75,6 +75,12 @@ class CallTargetsTest {
         }) {
             assertTrue(CallTargets.internal(InetAddress.getByName(internal)), internal);
         }
+        for (String internal :
+                new String[] {"2001:0:4136:e378::1", "::7f00:1", "::a9fe:a9fe", "240.0.0.1", "192.0.0.8"}) {
+            assertTrue(
+                    CallTargets.internal(InetAddress.getByName(internal)),
+                    internal); // Teredo, ::/96, 240/4, 192.0.0/24
+        }
         assertFalse(CallTargets.internal(InetAddress.getByName("198.20.0.1")));
         assertFalse(CallTargets.internal(InetAddress.getByName("198.17.255.255")));
     }
@@ -111,6 +117,17 @@ class CallTargetsTest {
                 CallTargets.Refused.class,
                 () -> CallTargets.check(URI.create("https://producer.example/cb"), ANY, NONE, internalFirst));
         assertTrue(refused.getMessage().contains("loopback"), refused.getMessage());
+    }
+
+    /** A name TLS could not send by SNI (a trailing dot) is refused when checked, not thrown at the call. */
+    @Test
+    void should_refuse_a_host_name_tls_cannot_send() {
+        CallTargets.Resolver any = host -> new InetAddress[] {PUBLIC};
+        for (String url : new String[] {"https://producer.example./cb"}) {
+            CallTargets.Refused refused = assertThrows(
+                    CallTargets.Refused.class, () -> CallTargets.check(URI.create(url), ANY, NONE, any), url);
+            assertTrue(refused.getMessage().contains("not a valid host name"), refused.getMessage());
+        }
     }
 
     @Test

@@ -80,7 +80,7 @@ class ProducerCallsTest {
 
     @Test
     void should_check_the_certificate_against_the_name_over_https() throws Exception {
-        SSLContext tls = tls("producer.test");
+        SSLContext tls = tls("producer.test", "dns:producer.test");
         HttpsServer https = HttpsServer.create(new InetSocketAddress("127.0.0.1", 0), 10);
         https.setHttpsConfigurator(new HttpsConfigurator(tls));
         server = https;
@@ -101,6 +101,30 @@ class ProducerCallsTest {
         ProducerCalls.Failed why = assertInstanceOf(ProducerCalls.Failed.class, failed.getCause());
         assertTrue(why.getMessage().contains("no answer from https://other.test"), why.getMessage());
         assertEquals(1, seen.size(), "the handler never ran for other.test: " + seen);
+    }
+
+    /**
+     * A certificate for the address the name resolved to, not for the name: the JDK would accept it for a peer known
+     * by its address (its fallback after the SNI name fails), so a call knows its peer by the name.
+     */
+    @Test
+    void should_refuse_a_certificate_for_the_address_instead_of_the_name() throws Exception {
+        SSLContext tls = tls("127.0.0.1", "ip:127.0.0.1");
+        HttpsServer https = HttpsServer.create(new InetSocketAddress("127.0.0.1", 0), 10);
+        https.setHttpsConfigurator(new HttpsConfigurator(tls));
+        server = https;
+        serve();
+        CompletableFuture<HttpResponse<String>> call = calls(trust)
+                .call(
+                        URI.create(
+                                "https://producer.test:" + server.getAddress().getPort() + "/cb?id=m4"),
+                        SECRET,
+                        "GET",
+                        "",
+                        1_000);
+        ExecutionException failed = assertThrows(ExecutionException.class, () -> call.get(10, TimeUnit.SECONDS));
+        assertTrue(failed.getCause().getMessage().contains("SSLHandshakeException"), failed::toString);
+        assertEquals(List.of(), seen, "the handler never ran");
     }
 
     @Test
@@ -155,8 +179,8 @@ class ProducerCallsTest {
     /** Trusts the certificate {@link #tls} made last. */
     private TrustManager[] trust;
 
-    /** A key and certificate for {@code name} only (no address in it); {@link #trust} trusts it. */
-    private SSLContext tls(String name) throws Exception {
+    /** A key and certificate for {@code subjectAlternativeName} only; {@link #trust} trusts it. */
+    private SSLContext tls(String name, String subjectAlternativeName) throws Exception {
         Path store = dir.resolve("producer.p12");
         Process keytool = new ProcessBuilder(
                         Path.of(System.getProperty("java.home"), "bin", "keytool")
@@ -171,7 +195,7 @@ class ProducerCallsTest {
                         "-dname",
                         "CN=" + name,
                         "-ext",
-                        "san=dns:" + name,
+                        "san=" + subjectAlternativeName,
                         "-validity",
                         "2",
                         "-storetype",
